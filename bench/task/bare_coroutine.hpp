@@ -1,0 +1,68 @@
+// BareTask<T>: the smallest correct lazy coroutine type — the yardstick for
+// duet::Task in task_bench. It has what any real task type needs (lazy start,
+// an owning handle, symmetric transfer back to the awaiter, a stored value)
+// and nothing else: no exception storage (an escaping exception terminates),
+// no reference or void specialisations beyond what the benchmark uses.
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <utility>
+
+namespace duet::bench {
+
+template <typename T>
+class BareTask {
+ public:
+  struct promise_type {
+    std::coroutine_handle<> continuation_ = std::noop_coroutine();
+    T value_{};
+    BareTask get_return_object() noexcept {
+      return BareTask{std::coroutine_handle<promise_type>::from_promise(*this)};
+    }
+    std::suspend_always initial_suspend() noexcept { return {}; }
+    auto final_suspend() noexcept {
+      struct Final {
+        bool await_ready() noexcept { return false; }
+        std::coroutine_handle<> await_suspend(std::coroutine_handle<promise_type> h) noexcept {
+          return h.promise().continuation_;
+        }
+        void await_resume() noexcept {}
+      };
+      return Final{};
+    }
+    void return_value(T v) noexcept { value_ = v; }
+    void unhandled_exception() noexcept { std::terminate(); }
+  };
+
+  explicit BareTask(std::coroutine_handle<promise_type> h) noexcept : handle_(h) {}
+  BareTask(const BareTask&) = delete;
+  BareTask& operator=(const BareTask&) = delete;
+  BareTask(BareTask&& other) noexcept : handle_(std::exchange(other.handle_, {})) {}
+  BareTask& operator=(BareTask&&) = delete;
+  ~BareTask() {
+    if (handle_) handle_.destroy();
+  }
+
+  auto operator co_await() && noexcept {
+    struct Awaiter {
+      std::coroutine_handle<promise_type> handle_;
+      bool await_ready() noexcept { return false; }
+      std::coroutine_handle<> await_suspend(std::coroutine_handle<> awaiter) noexcept {
+        handle_.promise().continuation_ = awaiter;
+        return handle_;
+      }
+      T await_resume() noexcept { return handle_.promise().value_; }
+    };
+    return Awaiter{handle_};
+  }
+
+  // Runs the coroutine until its first suspension (or to completion).
+  void start() noexcept { handle_.resume(); }
+  [[nodiscard]] bool done() const noexcept { return handle_.done(); }
+
+ private:
+  std::coroutine_handle<promise_type> handle_;
+};
+
+}  // namespace duet::bench

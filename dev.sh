@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The README's quick start. On a fresh Debian 12 machine (as root, or with sudo):
+#   ./dev.sh run    install what is missing, build, start the KV server on 127.0.0.1:6380
+#   ./dev.sh test   install what is missing, build, run the whole test suite
+# Both are idempotent: a second run installs nothing and rebuilds only what changed.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# Everything a build, a test or a benchmark needs, from Debian's archive.
+PACKAGES=(
+  meson ninja-build g++ clang pkg-config
+  liburing-dev libfmt-dev catch2 libbenchmark-dev libabsl-dev
+  libasio-dev libboost-context-dev libhiredis-dev
+  redis-tools redis-server libclang-rt-14-dev valgrind strace util-linux
+)
+
+install_missing() {
+  local missing=()
+  for pkg in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  done
+  [[ ${#missing[@]} -eq 0 ]] && return
+  echo "dev.sh: installing ${missing[*]}"
+  local sudo=()
+  [[ $(id -u) -eq 0 ]] || sudo=(sudo)
+  "${sudo[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  [[ -d build ]] || meson setup build
+  ninja -C build
+}
+
+case "${1:-}" in
+  run)
+    install_missing
+    build
+    shift
+    exec ./build/src/kv/duet-kv-stackless "$@"
+    ;;
+  test)
+    install_missing
+    build
+    meson test -C build --print-errorlogs
+    ;;
+  *)
+    echo "usage: $0 run [server flags...] | test" >&2
+    exit 2
+    ;;
+esac
