@@ -1,0 +1,97 @@
+// duet::EventLoop — drives IoOps on one thread over io_uring or epoll.
+//
+// Contract
+// - Owns one backend (a ring, or an epoll fd) plus an eventfd for wake-ups; the
+//   backend is picked once, at construction, from a run-time Backend value.
+//   Construction throws std::system_error when the kernel resource cannot be made
+//   (for io_uring: ENOSYS, EPERM, ...); catch it to fall back to Backend::epoll.
+// - Thread rule: submit/cancel/abandon/run*/close_fd only on the thread that runs
+//   the loop. wake() and stop() from any thread, and from a signal handler
+//   (they are an atomic store and an eventfd write).
+// - Completions are delivered only from run_once/run: submit never calls back.
+//   A turn = push prepared work to the kernel (one io_uring_enter) and collect
+//   what finished, then call every finished op's complete_.
+// - fds used with the loop must be O_NONBLOCK (both backends rely on it) and be
+//   closed through close_fd(fd), so the epoll backend can forget them.
+// - Destroying the loop with ops in flight is a bug (their memory may be written
+//   later): it is reported on stderr and the process terminates.
+//
+//   duet::EventLoop loop(duet::Backend::io_uring);
+//   loop.submit(op);                        // op: an IoOp with complete_ set
+//   while (!done) loop.run_once(duet::EventLoop::forever);
+//   std::thread([&] { loop.stop(); });      // loop.run() returns soon after
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <memory>
+
+#include "io/backend.hpp"
+#include "io/io_op.hpp"
+
+namespace duet {
+
+namespace detail {
+class Poller;
+}
+
+struct LoopOptions {
+  unsigned ring_entries = 1024;  // io_uring submission queue size (CQ is 4x)
+};
+
+class EventLoop {
+ public:
+  using Clock = std::chrono::steady_clock;
+  static constexpr Clock::time_point forever = Clock::time_point::max();
+
+  explicit EventLoop(Backend backend, LoopOptions options = {});
+  EventLoop(const EventLoop&) = delete;
+  EventLoop& operator=(const EventLoop&) = delete;
+  EventLoop(EventLoop&&) = delete;
+  EventLoop& operator=(EventLoop&&) = delete;
+  ~EventLoop();
+
+  [[nodiscard]] Backend backend() const noexcept { return backend_; }
+
+  // Starts op (see io_op.hpp). Never fails: errors come back through complete_.
+  void submit(IoOp& op) noexcept;
+  // Asks the kernel to stop op early. complete_ still runs exactly once, with
+  // -ECANCELED, or with the real result if the op finished first. No-op when op
+  // is not in flight.
+  void cancel(IoOp& op) noexcept;
+  // Cancels op and returns only after the backend no longer references it (and
+  // its buffer); returns its final result. complete_ is NOT called. Other ops
+  // finishing meanwhile are kept and delivered by the next run_once. For
+  // destructors: a coroutine frame or fiber stack going away with an op in flight.
+  int abandon(IoOp& op) noexcept;
+
+  // One turn without blocking. Returns the number of completions delivered.
+  std::size_t run_once();
+  // One turn that waits until at least one completion, a wake() or deadline.
+  std::size_t run_once(Clock::time_point deadline);
+  // Turns until stop() is called; then clears the stop request and returns.
+  void run();
+
+  // Any thread, async-signal-safe.
+  void stop() noexcept;
+  void wake() noexcept;
+  [[nodiscard]] bool stop_requested() const noexcept {
+    return stop_.load(std::memory_order_acquire);
+  }
+  // Clears a stop request (run() does this when it returns).
+  void reset_stop() noexcept { stop_.store(false, std::memory_order_release); }
+
+  // Closes fd after telling the backend to forget it. Ops on fd must have completed.
+  void close_fd(int fd) noexcept;
+
+  // Ops submitted and not yet delivered (for tests and leak checks).
+  [[nodiscard]] std::size_t in_flight() const noexcept;
+
+ private:
+  Backend backend_;
+  std::atomic<bool> stop_{false};
+  std::unique_ptr<detail::Poller> poller_;
+};
+
+}  // namespace duet
