@@ -1,8 +1,14 @@
-// duet::detail::Poller — the interface each backend implements behind EventLoop.
+// duet::detail::Poller — the base each backend implements behind EventLoop.
 //
 // Contract: exactly EventLoop's per-op contract (io_op.hpp, event_loop.hpp); the
 // loop forwards to it 1:1 and adds only the stop flag. make_poller is the one
 // place where a Backend value turns into a backend type.
+//
+// Shared machinery: a backend never calls complete_ itself. It calls finish(op,
+// res) when it learns a result (op goes to completed_, state queued) and
+// deliver() at the end of a turn hands that snapshot to the owners. An op that
+// is queued but not yet delivered can still be withdrawn by take_finished()
+// (abandon), which is what makes destroying a waiter safe at any moment.
 //
 //   std::unique_ptr<Poller> p = make_poller(Backend::epoll, options);
 //   p->submit(op); p->turn(deadline);
@@ -13,6 +19,7 @@
 #include <memory>
 
 #include "io/backend.hpp"
+#include "io/detail/op_queue.hpp"
 #include "io/io_op.hpp"
 
 namespace duet {
@@ -40,7 +47,21 @@ class Poller {
   virtual std::size_t turn(Clock::time_point deadline) = 0;
   virtual void wake() noexcept = 0;  // async-signal-safe
   virtual void forget_fd(int fd) noexcept = 0;
-  [[nodiscard]] virtual std::size_t in_flight() const noexcept = 0;
+  [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
+
+ protected:
+  // Bookkeeping common to both backends.
+  void started(IoOp& op) noexcept;
+  void finish(IoOp& op, int res) noexcept;
+  // If op has a result waiting for delivery, withdraw it: true and op.res_ set.
+  bool take_finished(IoOp& op) noexcept;
+  [[nodiscard]] bool has_finished() const noexcept { return !completed_.empty(); }
+  std::size_t deliver() noexcept;
+
+ private:
+  OpQueue completed_;   // results learnt this turn, not yet delivered
+  OpQueue delivering_;  // the snapshot being delivered right now
+  std::size_t in_flight_ = 0;
 };
 
 std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options);

@@ -1,0 +1,60 @@
+// duet::detail::EpollPoller — the reactor backend (see epoll_poller.cpp for how it works).
+//
+// Contract: Poller's. Every fd is registered once, edge-triggered, the first time
+// an op on it has to wait; close_fd unregisters it. Loop thread only, except wake().
+//
+//   EpollPoller p;  p.submit(op);  p.turn(Clock::now() + 10ms);
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <vector>
+
+#include "io/detail/op_queue.hpp"
+#include "io/detail/poller.hpp"
+#include "io/detail/timer_heap.hpp"
+#include "io/unique_fd.hpp"
+
+namespace duet::detail {
+
+class EpollPoller final : public Poller {
+ public:
+  EpollPoller();
+  EpollPoller(const EpollPoller&) = delete;
+  EpollPoller& operator=(const EpollPoller&) = delete;
+  EpollPoller(EpollPoller&&) = delete;
+  EpollPoller& operator=(EpollPoller&&) = delete;
+  ~EpollPoller() override = default;
+
+  void submit(IoOp& op) noexcept override;
+  void cancel(IoOp& op) noexcept override;
+  int abandon(IoOp& op) noexcept override;
+  std::size_t turn(Clock::time_point deadline) override;
+  void wake() noexcept override;
+  void forget_fd(int fd) noexcept override;
+
+ private:
+  // The ops parked on one fd, by direction: a reader and a writer wait apart.
+  struct FdWaiters {
+    OpQueue readers;
+    OpQueue writers;
+    bool registered = false;
+  };
+
+  static int attempt(IoOp& op, bool retry) noexcept;
+  void park(IoOp& op) noexcept;
+  void unpark(IoOp& op) noexcept;
+  void retry(OpQueue& waiters) noexcept;
+  void dispatch(const epoll_event& event) noexcept;
+  void expire_timers(Clock::time_point now) noexcept;
+  int wait_timeout_ms(Clock::time_point deadline) const noexcept;
+  OpQueue& queue_for(IoOp& op) noexcept;
+
+  UniqueFd epoll_fd_;
+  UniqueFd wake_fd_;
+  std::vector<FdWaiters> fds_;  // indexed by fd
+  TimerHeap timers_;
+  std::vector<epoll_event> events_;
+};
+
+}  // namespace duet::detail

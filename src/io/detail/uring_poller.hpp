@@ -1,0 +1,52 @@
+// duet::detail::UringPoller — the io_uring proactor backend (see uring_poller.cpp).
+//
+// Contract: Poller's. The ring must be driven by the thread that created it
+// (IORING_SETUP_SINGLE_ISSUER when the kernel has it), so create the EventLoop on
+// the thread that runs it. The constructor throws std::system_error when no ring
+// can be set up. Loop thread only, except wake().
+//
+//   UringPoller p(LoopOptions{});  p.submit(op);  p.turn(EventLoop::forever);
+#pragma once
+
+#include <liburing.h>
+
+#include <cstdint>
+
+#include "io/detail/poller.hpp"
+#include "io/unique_fd.hpp"
+
+namespace duet::detail {
+
+class UringPoller final : public Poller {
+ public:
+  explicit UringPoller(const LoopOptions& options);
+  UringPoller(const UringPoller&) = delete;
+  UringPoller& operator=(const UringPoller&) = delete;
+  UringPoller(UringPoller&&) = delete;
+  UringPoller& operator=(UringPoller&&) = delete;
+  ~UringPoller() override;
+
+  void submit(IoOp& op) noexcept override;
+  void cancel(IoOp& op) noexcept override;
+  int abandon(IoOp& op) noexcept override;
+  std::size_t turn(Clock::time_point deadline) override;
+  void wake() noexcept override;
+  void forget_fd(int /*fd*/) noexcept override {}
+
+  // The flags the ring was finally created with (for tests and logs).
+  [[nodiscard]] unsigned setup_flags() const noexcept { return flags_; }
+
+ private:
+  io_uring_sqe* next_sqe(unsigned needed) noexcept;
+  static void prepare(io_uring_sqe* sqe, IoOp& op) noexcept;
+  void reap() noexcept;
+  void arm_wake() noexcept;
+
+  io_uring ring_{};
+  unsigned flags_ = 0;
+  UniqueFd wake_fd_;
+  IoOp wake_op_;                // an eventfd read kept in flight, not counted
+  std::uint64_t wake_value_ = 0;
+};
+
+}  // namespace duet::detail

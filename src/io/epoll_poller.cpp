@@ -1,0 +1,243 @@
+// EpollPoller — how the reactor works.
+//
+// An op first runs its syscall at once (fds are O_NONBLOCK). Most recv/send/accept
+// calls on a busy connection succeed right there, and the result is queued for
+// delivery at the end of the turn: no epoll traffic at all.
+//
+// Only on EAGAIN (or EINPROGRESS for connect) does the op park on its fd, in the
+// readers or the writers queue. The fd is registered with epoll the first time
+// anything parks on it: EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET, once, never
+// modified or deleted per wait. EPOLL_CTL_ADD reports readiness that already
+// exists, so registering after the failed syscall cannot lose a wake-up, and with
+// edge triggering a later edge arrives for any new data or space. When an edge
+// arrives we retry the parked ops of that direction in FIFO order until one gets
+// EAGAIN again. A reader and a writer on the same fd therefore never steal each
+// other's events, and two readers are served in order.
+//
+// Timers (sleep ops and per-op timeouts) live in a min-heap keyed by expires_;
+// the earliest one bounds the epoll_pwait2 timeout (nanosecond precision). An
+// expired per-op timeout unparks the op and completes it with -ETIMEDOUT.
+//
+// Wake-ups: an eventfd registered level-triggered; wake() writes 1 to it, which is
+// async-signal-safe; the turn drains it.
+#include "io/detail/epoll_poller.hpp"
+
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
+namespace duet::detail {
+
+namespace {
+constexpr std::size_t max_events = 256;
+
+[[noreturn]] void throw_errno(const char* what) {
+  throw std::system_error(errno, std::generic_category(), what);
+}
+
+bool waits_for_write(const IoOp& op) noexcept {
+  switch (op.kind_) {
+    case OpKind::write:
+    case OpKind::send:
+    case OpKind::connect:
+      return true;
+    case OpKind::poll:
+      return (op.flags_ & POLLOUT) != 0 && (op.flags_ & POLLIN) == 0;
+    default:
+      return false;
+  }
+}
+
+int result(long r) noexcept { return r >= 0 ? static_cast<int>(r) : -errno; }
+}  // namespace
+
+EpollPoller::EpollPoller()
+    : epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
+      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      events_(max_events) {
+  if (!epoll_fd_) throw_errno("epoll_create1");
+  if (!wake_fd_) throw_errno("eventfd");
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.fd = wake_fd_.get();
+  if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, wake_fd_.get(), &ev) != 0) throw_errno("epoll_ctl");
+}
+
+// The syscall behind each kind. retry: a connect already in progress reads its
+// outcome from SO_ERROR instead of connecting again.
+int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
+  switch (op.kind_) {
+    case OpKind::read:
+      return result(op.offset_ < 0 ? ::read(op.fd_, op.buf_, op.len_)
+                                   : ::pread(op.fd_, op.buf_, op.len_, op.offset_));
+    case OpKind::write:
+      return result(op.offset_ < 0 ? ::write(op.fd_, op.buf_, op.len_)
+                                   : ::pwrite(op.fd_, op.buf_, op.len_, op.offset_));
+    case OpKind::recv:
+      return result(::recv(op.fd_, op.buf_, op.len_, op.flags_));
+    case OpKind::send:
+      return result(::send(op.fd_, op.buf_, op.len_, op.flags_ | MSG_NOSIGNAL));
+    case OpKind::accept:
+      return result(::accept4(op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_));
+    case OpKind::connect: {
+      if (!retry) {
+        const int r = result(::connect(op.fd_, op.addr_, op.addrlen_));
+        return r == -EINPROGRESS ? -EAGAIN : r;
+      }
+      int error = 0;
+      socklen_t len = sizeof error;
+      if (::getsockopt(op.fd_, SOL_SOCKET, SO_ERROR, &error, &len) != 0) return -errno;
+      return -error;
+    }
+    case OpKind::poll: {
+      pollfd pfd{op.fd_, static_cast<short>(op.flags_), 0};
+      const int r = ::poll(&pfd, 1, 0);
+      if (r < 0) return -errno;
+      return r == 0 ? -EAGAIN : pfd.revents;
+    }
+    case OpKind::nop:
+    case OpKind::sleep:
+      break;
+  }
+  return 0;
+}
+
+void EpollPoller::submit(IoOp& op) noexcept {
+  started(op);
+  if (op.kind_ == OpKind::nop) return finish(op, 0);
+  if (op.kind_ == OpKind::sleep) {
+    op.state_ = OpState::waiting;
+    op.expires_ = op.deadline_;
+    try {
+      timers_.push(op);
+    } catch (...) {
+      finish(op, -ENOMEM);
+    }
+    return;
+  }
+  const int r = attempt(op, false);
+  if (r == -EAGAIN) return park(op);
+  finish(op, r);
+}
+
+OpQueue& EpollPoller::queue_for(IoOp& op) noexcept {
+  FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
+  return waits_for_write(op) ? w.writers : w.readers;
+}
+
+void EpollPoller::park(IoOp& op) noexcept {
+  try {
+    if (fds_.size() <= static_cast<std::size_t>(op.fd_)) fds_.resize(static_cast<std::size_t>(op.fd_) + 1);
+    FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
+    if (!w.registered) {
+      epoll_event ev{};
+      ev.events = EPOLLIN | EPOLLOUT | EPOLLRDHUP | EPOLLET;
+      ev.data.fd = op.fd_;
+      if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, op.fd_, &ev) != 0) return finish(op, -errno);
+      w.registered = true;
+    }
+    if (op.timeout_.count() > 0) {
+      op.expires_ = Clock::now() + op.timeout_;
+      timers_.push(op);
+    }
+  } catch (...) {
+    return finish(op, -ENOMEM);
+  }
+  op.state_ = OpState::waiting;
+  queue_for(op).push_back(op);
+}
+
+void EpollPoller::unpark(IoOp& op) noexcept {
+  timers_.remove(op);
+  if (op.kind_ != OpKind::sleep) queue_for(op).remove(op);
+}
+
+void EpollPoller::retry(OpQueue& waiters) noexcept {
+  while (IoOp* op = waiters.front()) {
+    const int r = attempt(*op, true);
+    if (r == -EAGAIN) return;
+    waiters.pop_front();
+    timers_.remove(*op);
+    finish(*op, r);
+  }
+}
+
+void EpollPoller::dispatch(const epoll_event& event) noexcept {
+  if (event.data.fd == wake_fd_.get()) {
+    std::uint64_t count = 0;
+    [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
+    return;
+  }
+  const auto fd = static_cast<std::size_t>(event.data.fd);
+  if (fd >= fds_.size()) return;
+  const std::uint32_t error = EPOLLERR | EPOLLHUP;
+  if ((event.events & (EPOLLIN | EPOLLRDHUP | error)) != 0) retry(fds_[fd].readers);
+  if ((event.events & (EPOLLOUT | error)) != 0) retry(fds_[fd].writers);
+}
+
+void EpollPoller::expire_timers(Clock::time_point now) noexcept {
+  while (!timers_.empty() && timers_.top()->expires_ <= now) {
+    IoOp* op = timers_.pop();
+    if (op->kind_ != OpKind::sleep) queue_for(*op).remove(*op);
+    finish(*op, op->kind_ == OpKind::sleep ? 0 : -ETIMEDOUT);
+  }
+}
+
+void EpollPoller::cancel(IoOp& op) noexcept {
+  if (op.state_ != OpState::waiting) return;  // finished already, or never started
+  op.cancel_requested_ = true;
+  unpark(op);
+  finish(op, -ECANCELED);
+}
+
+int EpollPoller::abandon(IoOp& op) noexcept {
+  if (op.state_ == OpState::waiting) {
+    unpark(op);
+    finish(op, -ECANCELED);
+  }
+  take_finished(op);
+  return op.res_;
+}
+
+std::size_t EpollPoller::turn(Clock::time_point deadline) {
+  if (has_finished()) deadline = Clock::time_point::min();
+  if (!timers_.empty() && timers_.top()->expires_ < deadline) deadline = timers_.top()->expires_;
+  timespec ts{};
+  const timespec* wait = nullptr;  // null: block without limit
+  if (deadline != Clock::time_point::max()) {
+    const auto left = std::max(deadline - Clock::now(), Clock::duration::zero());
+    const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
+    ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
+    ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
+    wait = &ts;
+  }
+  const int n = ::epoll_pwait2(epoll_fd_.get(), events_.data(), static_cast<int>(events_.size()), wait, nullptr);
+  if (n < 0 && errno != EINTR) throw_errno("epoll_pwait2");
+  for (int i = 0; i < n; ++i) dispatch(events_[static_cast<std::size_t>(i)]);
+  if (!timers_.empty()) expire_timers(Clock::now());
+  return deliver();
+}
+
+void EpollPoller::wake() noexcept {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
+}
+
+void EpollPoller::forget_fd(int fd) noexcept {
+  if (fd < 0 || static_cast<std::size_t>(fd) >= fds_.size()) return;
+  FdWaiters& w = fds_[static_cast<std::size_t>(fd)];
+  for (OpQueue* q : {&w.readers, &w.writers}) {
+    while (IoOp* op = q->pop_front()) {  // a contract breach, but never leave an op hanging
+      timers_.remove(*op);
+      finish(*op, -EBADF);
+    }
+  }
+  if (w.registered) ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
+  w.registered = false;
+}
+
+}  // namespace duet::detail

@@ -1,0 +1,60 @@
+// Poller: the delivery machinery both backends share, and the one place where a
+// Backend value picks a backend type.
+#include "io/detail/poller.hpp"
+
+#include <utility>
+
+#include "io/detail/epoll_poller.hpp"
+#include "io/detail/uring_poller.hpp"
+#include "io/event_loop.hpp"
+
+namespace duet::detail {
+
+void Poller::started(IoOp& op) noexcept {
+  op.next_ = nullptr;
+  op.cancel_requested_ = false;
+  op.res_ = 0;
+  op.heap_index_ = 0;
+  ++in_flight_;
+}
+
+void Poller::finish(IoOp& op, int res) noexcept {
+  op.res_ = res;
+  op.state_ = OpState::queued;
+  completed_.push_back(op);
+}
+
+bool Poller::take_finished(IoOp& op) noexcept {
+  if (op.state_ != OpState::queued) return false;
+  if (!completed_.remove(op)) delivering_.remove(op);
+  op.state_ = OpState::done;
+  --in_flight_;
+  return true;
+}
+
+// Delivers a snapshot: ops finishing while we deliver (a complete_ that submits
+// work which ends at once) wait for the next turn, so a busy chain of
+// completions cannot starve the kernel polling.
+std::size_t Poller::deliver() noexcept {
+  delivering_ = std::move(completed_);
+  std::size_t count = 0;
+  while (IoOp* op = delivering_.pop_front()) {
+    op->state_ = OpState::done;
+    --in_flight_;
+    ++count;
+    op->complete_(op, op->res_);
+  }
+  return count;
+}
+
+std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options) {
+  switch (backend) {
+    case Backend::io_uring:
+      return std::make_unique<UringPoller>(options);
+    case Backend::epoll:
+      break;
+  }
+  return std::make_unique<EpollPoller>();
+}
+
+}  // namespace duet::detail

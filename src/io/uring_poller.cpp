@@ -1,0 +1,200 @@
+// UringPoller — how the proactor works.
+//
+// submit() only prepares an SQE whose user_data is the IoOp's address; nothing
+// reaches the kernel until the turn, where one io_uring_enter both submits every
+// SQE prepared since the last turn and waits (with a timeout, via
+// IORING_ENTER_EXT_ARG) for at least one CQE. Then the CQ ring is reaped in one
+// batch: each CQE's result is stored in its op, the CQ head is advanced once, and
+// only then are the ops' complete_ called. Because no callback runs while we walk
+// the CQ ring, a callback may freely submit, cancel or abandon.
+//
+// Setup tries SINGLE_ISSUER | DEFER_TASKRUN (completion work runs only when we
+// enter the kernel to ask for events: fewer interrupts, better batching), then
+// SINGLE_ISSUER | COOP_TASKRUN, then no flags, falling back on EINVAL.
+//
+// Per-op timeouts: the op's SQE gets IOSQE_IO_LINK and is followed by an
+// IORING_OP_LINK_TIMEOUT; if the timer wins the kernel cancels the op (-ECANCELED),
+// which we report as -ETIMEDOUT unless the owner asked for the cancel. Sleeps are
+// IORING_OP_TIMEOUT with an absolute CLOCK_MONOTONIC deadline (= steady_clock).
+// Cancels are IORING_OP_ASYNC_CANCEL keyed by the op's address. Link timeouts and
+// cancels carry user_data 0 and their CQEs are ignored: the kernel reads their
+// timespec at submission, and the op itself outlives its own CQE.
+//
+// Wake-ups: a read of an eventfd is always in flight; wake() writes the eventfd
+// from any thread or a signal handler, which completes that read.
+#include "io/detail/uring_poller.hpp"
+
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+
+#include "io/event_loop.hpp"
+
+namespace duet::detail {
+
+namespace {
+constexpr std::uint64_t ignored = 0;
+
+__kernel_timespec* timespec_in(IoOp& op, std::chrono::nanoseconds d) noexcept {
+  const __kernel_timespec ts{d.count() / 1'000'000'000, d.count() % 1'000'000'000};
+  static_assert(sizeof ts == sizeof op.ts_);
+  std::memcpy(op.ts_, &ts, sizeof ts);
+  return reinterpret_cast<__kernel_timespec*>(op.ts_);
+}
+
+int setup_ring(io_uring& ring, unsigned entries, unsigned& flags) {
+  const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
+                               IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN, 0};
+  int r = -EINVAL;
+  for (unsigned f : attempts) {
+    io_uring_params params{};
+    params.flags = f | IORING_SETUP_CQSIZE;
+    params.cq_entries = entries * 4;
+    r = io_uring_queue_init_params(entries, &ring, &params);
+    if (r != -EINVAL) {
+      flags = f;
+      break;
+    }
+  }
+  return r;
+}
+}  // namespace
+
+UringPoller::UringPoller(const LoopOptions& options) {
+  const int r = setup_ring(ring_, std::max(options.ring_entries, 8u), flags_);
+  if (r < 0) throw std::system_error(-r, std::generic_category(), "io_uring_queue_init");
+  wake_fd_.reset(::eventfd(0, EFD_CLOEXEC));
+  if (!wake_fd_) {
+    const int error = errno;
+    io_uring_queue_exit(&ring_);
+    throw std::system_error(error, std::generic_category(), "eventfd");
+  }
+  io_uring_register_ring_fd(&ring_);  // optional speed-up; fine if refused
+  arm_wake();
+}
+
+// Nothing user-owned may be in flight here (EventLoop checks). The wake read is
+// ours: io_uring_queue_exit cancels it, and wake_op_ dies with us right after.
+UringPoller::~UringPoller() { io_uring_queue_exit(&ring_); }
+
+io_uring_sqe* UringPoller::next_sqe(unsigned needed) noexcept {
+  // A linked pair must sit in the same submission, so make room for both first.
+  if (io_uring_sq_space_left(&ring_) < needed) io_uring_submit(&ring_);
+  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
+  while (sqe == nullptr) {  // the kernel has not consumed the SQ yet
+    io_uring_submit(&ring_);
+    sqe = io_uring_get_sqe(&ring_);
+  }
+  return sqe;
+}
+
+void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
+  const auto offset = static_cast<__u64>(op.offset_);
+  const auto len = static_cast<unsigned>(std::min<std::size_t>(op.len_, 1u << 30));
+  switch (op.kind_) {
+    case OpKind::nop: io_uring_prep_nop(sqe); break;
+    case OpKind::read: io_uring_prep_read(sqe, op.fd_, op.buf_, len, offset); break;
+    case OpKind::write: io_uring_prep_write(sqe, op.fd_, op.buf_, len, offset); break;
+    case OpKind::recv: io_uring_prep_recv(sqe, op.fd_, op.buf_, op.len_, op.flags_); break;
+    case OpKind::send: io_uring_prep_send(sqe, op.fd_, op.buf_, op.len_, op.flags_ | MSG_NOSIGNAL); break;
+    case OpKind::accept:
+      io_uring_prep_accept(sqe, op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_);
+      break;
+    case OpKind::connect: io_uring_prep_connect(sqe, op.fd_, op.addr_, op.addrlen_); break;
+    case OpKind::poll: io_uring_prep_poll_add(sqe, op.fd_, static_cast<unsigned>(op.flags_)); break;
+    case OpKind::sleep: {
+      const auto at = std::chrono::duration_cast<std::chrono::nanoseconds>(op.deadline_.time_since_epoch());
+      io_uring_prep_timeout(sqe, timespec_in(op, std::max(at, std::chrono::nanoseconds{0})), 0,
+                            IORING_TIMEOUT_ABS);
+      break;
+    }
+  }
+  io_uring_sqe_set_data(sqe, &op);
+}
+
+void UringPoller::submit(IoOp& op) noexcept {
+  started(op);
+  op.state_ = OpState::in_kernel;
+  const bool linked = op.timeout_.count() > 0 && op.kind_ != OpKind::sleep && op.kind_ != OpKind::nop;
+  io_uring_sqe* sqe = next_sqe(linked ? 2 : 1);
+  prepare(sqe, op);
+  if (!linked) return;
+  sqe->flags |= IOSQE_IO_LINK;
+  io_uring_sqe* timeout = next_sqe(1);
+  io_uring_prep_link_timeout(timeout, timespec_in(op, op.timeout_), 0);
+  io_uring_sqe_set_data64(timeout, ignored);
+}
+
+void UringPoller::cancel(IoOp& op) noexcept {
+  if (op.state_ != OpState::in_kernel || op.cancel_requested_) return;
+  op.cancel_requested_ = true;
+  io_uring_sqe* sqe = next_sqe(1);
+  io_uring_prep_cancel(sqe, &op, 0);
+  io_uring_sqe_set_data64(sqe, ignored);
+}
+
+int UringPoller::abandon(IoOp& op) noexcept {
+  cancel(op);
+  while (op.state_ == OpState::in_kernel) {
+    io_uring_submit_and_wait(&ring_, 1);
+    reap();
+  }
+  take_finished(op);
+  return op.res_;
+}
+
+// Moves every available CQE's result into its op, then releases the CQ slots.
+void UringPoller::reap() noexcept {
+  io_uring_cqe* cqe = nullptr;
+  unsigned head = 0;
+  unsigned seen = 0;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    ++seen;
+    auto* op = static_cast<IoOp*>(io_uring_cqe_get_data(cqe));
+    if (op == nullptr) continue;
+    int res = cqe->res;
+    if (op->kind_ == OpKind::sleep && res == -ETIME) res = 0;
+    if (op->timeout_.count() > 0 && res == -ECANCELED && !op->cancel_requested_) res = -ETIMEDOUT;
+    if (op == &wake_op_) {
+      op->state_ = OpState::done;
+      continue;
+    }
+    finish(*op, res);
+  }
+  io_uring_cq_advance(&ring_, seen);
+}
+
+std::size_t UringPoller::turn(Clock::time_point deadline) {
+  const auto now = Clock::now();
+  if (has_finished() || deadline <= now) {
+    io_uring_submit_and_get_events(&ring_);
+  } else if (deadline == Clock::time_point::max()) {
+    io_uring_submit_and_wait(&ring_, 1);
+  } else {
+    io_uring_cqe* cqe = nullptr;
+    const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now);
+    __kernel_timespec ts{left.count() / 1'000'000'000, left.count() % 1'000'000'000};
+    io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+  }
+  reap();
+  if (wake_op_.state_ == OpState::done) arm_wake();
+  return deliver();
+}
+
+void UringPoller::arm_wake() noexcept {
+  wake_op_.state_ = OpState::in_kernel;
+  io_uring_sqe* sqe = next_sqe(1);
+  io_uring_prep_read(sqe, wake_fd_.get(), &wake_value_, sizeof wake_value_, 0);
+  io_uring_sqe_set_data(sqe, &wake_op_);
+}
+
+void UringPoller::wake() noexcept {
+  const std::uint64_t one = 1;
+  [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
+}
+
+}  // namespace duet::detail
