@@ -1,0 +1,153 @@
+// Guarded pooled stacks: guard page, lazy commit, pooling, overflow report,
+// failure to map reported as std::system_error.
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "stackful/scheduler.hpp"
+#include "stackful/stack.hpp"
+#include "stackful/stack_pool.hpp"
+#include "stackful/this_fiber.hpp"
+
+namespace {
+
+using duet::fiber::Scheduler;
+using duet::fiber::SchedulerOptions;
+using duet::fiber::Stack;
+using duet::fiber::StackPool;
+
+// Recursion that the optimiser cannot flatten: each frame owns 512 bytes.
+[[gnu::noinline]] std::size_t descend(std::size_t depth) {
+  volatile char frame[512];
+  frame[0] = static_cast<char>(depth);
+  if (depth == 0) return static_cast<std::size_t>(frame[0]);
+  return descend(depth - 1) + 1 + static_cast<std::size_t>(frame[0] - static_cast<char>(depth));
+}
+
+struct ChildResult {
+  int status = 0;
+  std::string err;
+};
+
+// Runs fn in a forked child with stderr captured.
+template <typename Fn>
+ChildResult run_in_child(Fn fn) {
+  int pipe_fds[2];
+  REQUIRE(::pipe(pipe_fds) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    ::dup2(pipe_fds[1], STDERR_FILENO);
+    ::close(pipe_fds[0]);
+    fn();
+    ::_exit(0);
+  }
+  ::close(pipe_fds[1]);
+  ChildResult result;
+  char buf[512];
+  for (ssize_t n; (n = ::read(pipe_fds[0], buf, sizeof buf)) > 0;) result.err.append(buf, static_cast<std::size_t>(n));
+  ::close(pipe_fds[0]);
+  ::waitpid(pid, &result.status, 0);
+  return result;
+}
+
+}  // namespace
+
+TEST_CASE("a stack has a PROT_NONE guard page just below its usable area") {
+  Stack stack = Stack::allocate(10000);
+  CHECK(stack.usable_size() % Stack::page_size() == 0);
+  CHECK(stack.usable_size() >= 10000);
+  auto* bottom = static_cast<char*>(stack.bottom());
+  CHECK(stack.guard_contains(bottom - 1));
+  CHECK(stack.guard_contains(bottom - Stack::page_size()));
+  CHECK_FALSE(stack.guard_contains(bottom));
+  bottom[0] = 1;  // the usable area is writable end to end
+  static_cast<char*>(stack.top())[-1] = 1;
+}
+
+TEST_CASE("a pool hands released stacks back out instead of mapping new ones") {
+  StackPool pool(64 * 1024, 2);
+  Stack a = pool.acquire();
+  void* a_top = a.top();
+  pool.release(std::move(a));
+  CHECK(pool.cached() == 1);
+  Stack b = pool.acquire();
+  CHECK(b.top() == a_top);
+  CHECK(pool.cached() == 0);
+  Stack c = pool.acquire();
+  Stack d = pool.acquire();
+  pool.release(std::move(b));
+  pool.release(std::move(c));
+  pool.release(std::move(d));  // over max_cached: unmapped
+  CHECK(pool.cached() == 2);
+  pool.trim();
+  CHECK(pool.cached() == 0);
+}
+
+TEST_CASE("a fiber can recurse until close to the end of its stack") {
+  Scheduler scheduler(SchedulerOptions{.stack_size = 256 * 1024});
+  // 256 KiB minus ~24 KiB of slack for the record, entry frames and Catch2.
+  const std::size_t depth = (256 - 24) * 1024 / 600;
+  auto fiber = scheduler.spawn([depth] { return descend(depth); });
+  CHECK(fiber.join() == depth);
+}
+
+TEST_CASE("a stack overflow into the guard page is reported naming the fiber") {
+  ChildResult child = run_in_child([] {
+    Scheduler scheduler(SchedulerOptions{.stack_size = 64 * 1024});
+    auto fiber = scheduler.spawn([] {
+      duet::fiber::set_name("deep-diver");
+      return descend(1'000'000);
+    });
+    (void)fiber.join();
+  });
+  INFO(child.err);
+  CHECK(child.err.find("stack overflow in fiber #1 \"deep-diver\"") != std::string::npos);
+  CHECK(child.err.find("guard page") != std::string::npos);
+  const bool died = WIFSIGNALED(child.status) || (WIFEXITED(child.status) && WEXITSTATUS(child.status) != 0);
+  CHECK(died);
+}
+
+TEST_CASE("running out of mappings throws a system_error that says why") {
+  ChildResult child = run_in_child([] {
+    rlimit limit{64 * 1024 * 1024, 64 * 1024 * 1024};
+    std::vector<Stack> stacks;
+    try {
+      ::setrlimit(RLIMIT_AS, &limit);  // memory runs out long before 10,000 stacks of 1 MiB
+      for (int i = 0; i < 10000; ++i) stacks.push_back(Stack::allocate(1024 * 1024));
+    } catch (const std::system_error& error) {
+      const std::string what = error.what();
+      const bool clear = error.code() == std::errc::not_enough_memory &&
+                         what.find("fiber stack") != std::string::npos &&
+                         what.find("vm.max_map_count") != std::string::npos;
+      ::_exit(clear ? 42 : 1);
+    }
+    ::_exit(2);
+  });
+  REQUIRE(WIFEXITED(child.status));
+  CHECK(WEXITSTATUS(child.status) == 42);
+}
+
+TEST_CASE("a fiber that has yielded has committed at most two pages of its stack") {
+  Scheduler scheduler;
+  auto fiber = scheduler.spawn([] {
+    duet::fiber::yield();
+    const Stack& stack = Scheduler::current()->running()->stack_;
+    std::vector<unsigned char> pages(stack.usable_size() / Stack::page_size());
+    if (::mincore(stack.bottom(), stack.usable_size(), pages.data()) != 0) return std::size_t{999};
+    std::size_t resident = 0;
+    for (unsigned char page : pages) resident += page & 1u;
+    return resident;
+  });
+  const std::size_t resident = fiber.join();
+  CHECK(resident >= 1);
+  CHECK(resident * Stack::page_size() <= 8 * 1024);
+}
