@@ -1,0 +1,75 @@
+// duet::kv::ClientRegistry — the connected clients, for CLIENT LIST and INFO.
+//
+// Contract
+// - ClientInfo is the per-connection state commands may read and change (db,
+//   name, auth, close flag); its Session owns it and registers it for its whole
+//   life, so the registry holds only intrusive links, never ownership.
+// - Ids are unique and increasing (CLIENT ID), starting at 1.
+// - One thread (the event loop's), like the rest of the server state.
+//
+//   ClientInfo info;
+//   registry.add(info);       // info.id assigned
+//   registry.for_each([](const ClientInfo& c) { ... });
+//   registry.remove(info);
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace duet::kv {
+
+struct ClientInfo {
+  std::uint64_t id = 0;
+  std::string name;
+  std::string addr;    // peer "ip:port", empty when not on a socket (tests)
+  std::string laddr;   // local "ip:port"
+  int fd = -1;
+  int db = 0;
+  bool authenticated = false;
+  bool close_after_reply = false;
+  std::int64_t created_ms = 0;
+  std::int64_t last_active_ms = 0;
+  std::string_view last_command = "NULL";  // points at the command table's name
+  std::size_t query_buffer = 0;            // bytes buffered, not yet parsed
+  std::size_t output_buffer = 0;           // reply bytes not yet sent
+
+  ClientInfo* prev_ = nullptr;  // registry links
+  ClientInfo* next_ = nullptr;
+};
+
+class ClientRegistry {
+ public:
+  void add(ClientInfo& client) noexcept;
+  void remove(ClientInfo& client) noexcept;
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  template <class Visit>
+  void for_each(Visit&& visit) const {
+    for (const ClientInfo* c = head_; c != nullptr; c = c->next_) visit(*c);
+  }
+
+ private:
+  ClientInfo* head_ = nullptr;
+  ClientInfo* tail_ = nullptr;
+  std::size_t size_ = 0;
+  std::uint64_t next_id_ = 1;
+};
+
+inline void ClientRegistry::add(ClientInfo& client) noexcept {
+  client.id = next_id_++;
+  client.prev_ = tail_;
+  client.next_ = nullptr;
+  (tail_ != nullptr ? tail_->next_ : head_) = &client;
+  tail_ = &client;
+  ++size_;
+}
+
+inline void ClientRegistry::remove(ClientInfo& client) noexcept {
+  (client.prev_ != nullptr ? client.prev_->next_ : head_) = client.next_;
+  (client.next_ != nullptr ? client.next_->prev_ : tail_) = client.prev_;
+  client.prev_ = client.next_ = nullptr;
+  --size_;
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,71 @@
+// duet::kv::Command — the command table: name → arity, flags, handler.
+//
+// Contract
+// - A handler is a plain function over a CommandContext: it reads ctx.argv
+//   (argv[0] is the command name as sent), changes the store or the client, and
+//   appends exactly one reply through ctx.reply. It never does I/O and never
+//   throws for a bad request: RESP errors are replies.
+// - find_command() is case-insensitive and allocation-free; the Session checks
+//   arity (Redis's convention: n means exactly n arguments including the name,
+//   -n means at least n) and authentication before calling the handler.
+// - The table is immutable after static initialisation; any thread may read it.
+//
+//   if (const Command* cmd = find_command(argv[0])) cmd->handler(ctx);
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include "kv/reply.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+enum CommandFlag : std::uint32_t {
+  cmd_write = 1u << 0,
+  cmd_readonly = 1u << 1,
+  cmd_fast = 1u << 2,
+  cmd_no_auth = 1u << 3,   // allowed before AUTH
+  cmd_admin = 1u << 4,
+  cmd_loading = 1u << 5,
+  cmd_stale = 1u << 6,
+};
+
+struct CommandContext {
+  ServerState& server;
+  ClientInfo& client;
+  std::span<const std::string_view> argv;
+  Reply reply;
+  std::int64_t now;
+
+  [[nodiscard]] Keyspace& db() noexcept { return server.store().db(client.db); }
+};
+
+using CommandHandler = void (*)(CommandContext&);
+
+struct Command {
+  std::string_view name;      // lower case, as COMMAND reports it
+  int arity;
+  std::uint32_t flags;
+  CommandHandler handler;
+  int first_key;              // key positions for COMMAND (0 = no keys)
+  int last_key;
+  int key_step;
+  std::string_view group;     // COMMAND DOCS
+  std::string_view summary;
+};
+
+[[nodiscard]] const Command* find_command(std::string_view name) noexcept;
+[[nodiscard]] std::span<const Command* const> all_commands() noexcept;
+
+// Each family file defines its part of the table.
+std::span<const Command> connection_commands() noexcept;
+std::span<const Command> string_commands() noexcept;
+std::span<const Command> counter_commands() noexcept;
+std::span<const Command> keyspace_commands() noexcept;
+std::span<const Command> expire_commands() noexcept;
+std::span<const Command> server_commands() noexcept;
+std::span<const Command> introspection_commands() noexcept;
+
+}  // namespace duet::kv

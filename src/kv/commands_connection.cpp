@@ -1,0 +1,198 @@
+// Connection commands: PING ECHO QUIT HELLO AUTH SELECT CLIENT.
+#include <string>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::equals_ci;
+
+constexpr std::string_view err_wrongpass = "WRONGPASS invalid username-password pair or user is disabled.";
+constexpr std::string_view err_bad_name = "ERR Client names cannot contain spaces, newlines or special characters.";
+
+void ping(CommandContext& ctx) {
+  if (ctx.argv.size() > 2) return detail::wrong_arity(ctx, "ping");
+  if (ctx.argv.size() == 2) return ctx.reply.bulk(ctx.argv[1]);
+  ctx.reply.simple("PONG");
+}
+
+void echo(CommandContext& ctx) { ctx.reply.bulk(ctx.argv[1]); }
+
+void quit(CommandContext& ctx) {
+  ctx.reply.ok();
+  ctx.client.close_after_reply = true;
+}
+
+bool password_ok(CommandContext& ctx, std::string_view user, std::string_view pass) {
+  const std::string& required = ctx.server.config().requirepass;
+  return user == "default" && (required.empty() || pass == required);
+}
+
+bool valid_client_name(std::string_view name) noexcept {
+  for (char c : name) {
+    if (c < '!' || c > '~') return false;
+  }
+  return true;
+}
+
+void auth(CommandContext& ctx) {
+  if (ctx.argv.size() > 3) return ctx.reply.error(detail::err_syntax);
+  if (ctx.argv.size() == 2 && ctx.server.config().requirepass.empty()) {
+    return ctx.reply.error(
+        "ERR AUTH <password> called without any password configured for the default user. "
+        "Are you sure your configuration is correct?");
+  }
+  std::string_view user = ctx.argv.size() == 3 ? ctx.argv[1] : "default";
+  if (!password_ok(ctx, user, ctx.argv.back())) return ctx.reply.error(err_wrongpass);
+  ctx.client.authenticated = true;
+  ctx.reply.ok();
+}
+
+void hello_reply(CommandContext& ctx) {
+  ctx.reply.array(14);
+  ctx.reply.bulk("server");
+  ctx.reply.bulk("redis");
+  ctx.reply.bulk("version");
+  ctx.reply.bulk("7.0.0");
+  ctx.reply.bulk("proto");
+  ctx.reply.integer(2);
+  ctx.reply.bulk("id");
+  ctx.reply.integer(static_cast<std::int64_t>(ctx.client.id));
+  ctx.reply.bulk("mode");
+  ctx.reply.bulk("standalone");
+  ctx.reply.bulk("role");
+  ctx.reply.bulk("master");
+  ctx.reply.bulk("modules");
+  ctx.reply.array(0);
+}
+
+// HELLO [protover [AUTH username password] [SETNAME clientname]]; only RESP2.
+void hello(CommandContext& ctx) {
+  auto argv = ctx.argv;
+  if (argv.size() >= 2) {
+    std::int64_t version = 0;
+    if (!detail::parse_i64(argv[1], version)) {
+      return ctx.reply.error("ERR Protocol version is not an integer or out of range");
+    }
+    if (version != 2) return ctx.reply.error("NOPROTO unsupported protocol version");
+  }
+  std::string_view user, pass, name;
+  bool has_auth = false, has_name = false;
+  for (std::size_t j = 2; j < argv.size(); ++j) {
+    std::size_t more = argv.size() - 1 - j;
+    if (equals_ci(argv[j], "auth") && more >= 2) {
+      has_auth = true, user = argv[j + 1], pass = argv[j + 2], j += 2;
+    } else if (equals_ci(argv[j], "setname") && more >= 1) {
+      has_name = true, name = argv[++j];
+    } else {
+      return ctx.reply.error("ERR Syntax error in HELLO option '" + std::string(argv[j]) + "'");
+    }
+  }
+  if (has_auth && !password_ok(ctx, user, pass)) return ctx.reply.error(err_wrongpass);
+  if (has_auth) ctx.client.authenticated = true;
+  if (ctx.server.requires_auth() && !ctx.client.authenticated) {
+    return ctx.reply.error(
+        "NOAUTH HELLO must be called with the client already authenticated, otherwise the HELLO AUTH "
+        "<user> <pass> option can be used to authenticate the client and select the RESP protocol "
+        "version at the same time");
+  }
+  if (has_name && !valid_client_name(name)) return ctx.reply.error(err_bad_name);
+  if (has_name) ctx.client.name.assign(name);
+  hello_reply(ctx);
+}
+
+void select(CommandContext& ctx) {
+  std::int64_t index = 0;
+  if (!detail::int_arg(ctx, ctx.argv[1], index)) return;
+  if (index < 0 || index >= Store::db_count) return ctx.reply.error("ERR DB index is out of range");
+  ctx.client.db = static_cast<int>(index);
+  ctx.reply.ok();
+}
+
+void append_client_line(std::string& out, const ClientInfo& c, std::int64_t now) {
+  out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr + " fd=" + std::to_string(c.fd) +
+         " name=" + c.name + " age=" + std::to_string((now - c.created_ms) / 1000) +
+         " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=N db=" + std::to_string(c.db) +
+         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " qbuf-free=0 argv-mem=0 multi-mem=0 obl=" + std::to_string(c.output_buffer) +
+         " oll=0 omem=0 tot-mem=0 events=r cmd=";
+  detail::append_lower(out, c.last_command);
+  out += " user=default redir=-1 resp=2\n";
+}
+
+void client_list(CommandContext& ctx) {
+  auto argv = ctx.argv;
+  std::vector<std::uint64_t> ids;
+  for (std::size_t j = 2; j < argv.size(); ++j) {
+    if (equals_ci(argv[j], "type") && j + 1 < argv.size()) {
+      std::string_view type = argv[++j];
+      if (!equals_ci(type, "normal") && !equals_ci(type, "master") && !equals_ci(type, "replica") &&
+          !equals_ci(type, "slave") && !equals_ci(type, "pubsub")) {
+        return ctx.reply.error("ERR Unknown client type '" + std::string(type) + "'");
+      }
+      if (!equals_ci(type, "normal")) return ctx.reply.bulk("");
+    } else if (equals_ci(argv[j], "id") && j + 1 < argv.size()) {
+      for (++j; j < argv.size(); ++j) {
+        std::int64_t id = 0;
+        if (!detail::parse_i64(argv[j], id) || id <= 0) return ctx.reply.error("ERR Invalid client ID");
+        ids.push_back(static_cast<std::uint64_t>(id));
+      }
+    } else {
+      return ctx.reply.error(detail::err_syntax);
+    }
+  }
+  std::string text;
+  ctx.server.clients().for_each([&](const ClientInfo& c) {
+    if (ids.empty() || std::find(ids.begin(), ids.end(), c.id) != ids.end()) append_client_line(text, c, ctx.now);
+  });
+  ctx.reply.bulk(text);
+}
+
+void client(CommandContext& ctx) {
+  std::string_view sub = ctx.argv[1];
+  std::size_t argc = ctx.argv.size();
+  auto need = [&](std::size_t n, std::string_view full) {
+    if (argc == n) return true;
+    detail::wrong_arity(ctx, full);
+    return false;
+  };
+  if (equals_ci(sub, "id")) {
+    if (need(2, "client|id")) ctx.reply.integer(static_cast<std::int64_t>(ctx.client.id));
+  } else if (equals_ci(sub, "getname")) {
+    if (!need(2, "client|getname")) return;
+    if (ctx.client.name.empty()) return ctx.reply.null();
+    ctx.reply.bulk(ctx.client.name);
+  } else if (equals_ci(sub, "setname")) {
+    if (!need(3, "client|setname")) return;
+    if (!valid_client_name(ctx.argv[2])) return ctx.reply.error(err_bad_name);
+    ctx.client.name.assign(ctx.argv[2]);
+    ctx.reply.ok();
+  } else if (equals_ci(sub, "list")) {
+    client_list(ctx);
+  } else if (equals_ci(sub, "info")) {
+    if (!need(2, "client|info")) return;
+    std::string text;
+    append_client_line(text, ctx.client, ctx.now);
+    ctx.reply.bulk(text);
+  } else {
+    detail::unknown_subcommand(ctx, "CLIENT");
+  }
+}
+
+constexpr Command commands[] = {
+    {"ping", -1, cmd_fast | cmd_stale, ping, 0, 0, 0, "connection", "Ping the server"},
+    {"echo", 2, cmd_fast, echo, 0, 0, 0, "connection", "Echo the given string"},
+    {"quit", -1, cmd_fast | cmd_no_auth | cmd_stale, quit, 0, 0, 0, "connection", "Close the connection"},
+    {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale, hello, 0, 0, 0, "connection", "Handshake with Redis"},
+    {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale, auth, 0, 0, 0, "connection", "Authenticate to the server"},
+    {"select", 2, cmd_fast, select, 0, 0, 0, "connection", "Change the selected database for the current connection"},
+    {"client", -2, 0, client, 0, 0, 0, "connection", "A container for client connection commands"},
+};
+
+}  // namespace
+
+std::span<const Command> connection_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

@@ -1,0 +1,140 @@
+// String commands that compute on the value: INCR DECR INCRBY DECRBY
+// INCRBYFLOAT APPEND STRLEN GETRANGE SETRANGE. All keep the key's TTL.
+#include <climits>
+#include <cmath>
+#include <string>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+
+namespace duet::kv {
+namespace {
+
+constexpr std::string_view err_too_big = "ERR string exceeds maximum allowed size (proto-max-bulk-len)";
+
+// checkStringLength: offset + appended length must fit proto-max-bulk-len.
+bool length_ok(CommandContext& ctx, std::uint64_t size, std::uint64_t append) {
+  std::uint64_t total = size + append;
+  if (total > ctx.server.config().proto_max_bulk_len || total < size) {
+    ctx.reply.error(err_too_big);
+    return false;
+  }
+  return true;
+}
+
+void incr_by(CommandContext& ctx, std::int64_t incr) {
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  std::int64_t value = 0;
+  if (e != nullptr && !detail::parse_i64(as_view(e->value), value)) return ctx.reply.error(detail::err_not_integer);
+  if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) || (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
+    return ctx.reply.error(detail::err_overflow);
+  }
+  value += incr;
+  bool created = false;
+  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
+  char buf[24];
+  auto res = std::to_chars(buf, buf + sizeof(buf), value);
+  e->value.assign(buf, static_cast<std::size_t>(res.ptr - buf));
+  ctx.reply.integer(value);
+}
+
+void incr(CommandContext& ctx) { incr_by(ctx, 1); }
+void decr(CommandContext& ctx) { incr_by(ctx, -1); }
+
+void incrby(CommandContext& ctx) {
+  std::int64_t n = 0;
+  if (detail::int_arg(ctx, ctx.argv[2], n)) incr_by(ctx, n);
+}
+
+void decrby(CommandContext& ctx) {
+  std::int64_t n = 0;
+  if (!detail::int_arg(ctx, ctx.argv[2], n)) return;
+  if (n == LLONG_MIN) return ctx.reply.error("ERR decrement would overflow");
+  incr_by(ctx, -n);
+}
+
+void incrbyfloat(CommandContext& ctx) {
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  long double value = 0;
+  long double incr = 0;
+  if ((e != nullptr && !detail::parse_long_double(as_view(e->value), value)) ||
+      !detail::parse_long_double(ctx.argv[2], incr)) {
+    return ctx.reply.error(detail::err_not_float);
+  }
+  value += incr;
+  std::string text;
+  if (std::isnan(value) || std::isinf(value) || !detail::format_long_double(value, text)) {
+    return ctx.reply.error("ERR increment would produce NaN or Infinity");
+  }
+  bool created = false;
+  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
+  e->value.assign(text.data(), text.size());
+  ctx.reply.bulk(text);
+}
+
+void append(CommandContext& ctx) {
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  std::string_view tail = ctx.argv[2];
+  if (e != nullptr && !length_ok(ctx, e->value.size(), tail.size())) return;
+  bool created = false;
+  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
+  e->value.append(tail.data(), tail.size());
+  ctx.reply.integer(static_cast<std::int64_t>(e->value.size()));
+}
+
+void strlen_(CommandContext& ctx) {
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.size()) : 0);
+}
+
+void getrange(CommandContext& ctx) {
+  std::int64_t start = 0;
+  std::int64_t end = 0;
+  if (!detail::int_arg(ctx, ctx.argv[2], start) || !detail::int_arg(ctx, ctx.argv[3], end)) return;
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  if (e == nullptr) return ctx.reply.bulk("");
+  auto len = static_cast<std::int64_t>(e->value.size());
+  if (start < 0 && end < 0 && start > end) return ctx.reply.bulk("");
+  if (start < 0) start = len + start;
+  if (end < 0) end = len + end;
+  if (start < 0) start = 0;
+  if (end < 0) end = 0;
+  if (end >= len) end = len - 1;
+  if (start > end || len == 0) return ctx.reply.bulk("");
+  ctx.reply.bulk(as_view(e->value).substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
+}
+
+void setrange(CommandContext& ctx) {
+  std::int64_t offset = 0;
+  if (!detail::int_arg(ctx, ctx.argv[2], offset)) return;
+  if (offset < 0) return ctx.reply.error("ERR offset is out of range");
+  std::string_view value = ctx.argv[3];
+  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  if (value.empty()) return ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.size()) : 0);
+  if (!length_ok(ctx, static_cast<std::uint64_t>(offset), value.size())) return;
+  bool created = false;
+  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
+  auto off = static_cast<std::size_t>(offset);
+  if (e->value.size() < off + value.size()) e->value.resize(off + value.size(), '\0');
+  e->value.replace(off, value.size(), value.data(), value.size());
+  ctx.reply.integer(static_cast<std::int64_t>(e->value.size()));
+}
+
+constexpr std::uint32_t w = cmd_write;
+constexpr Command commands[] = {
+    {"incr", 2, w | cmd_fast, incr, 1, 1, 1, "string", "Increment the integer value of a key by one"},
+    {"decr", 2, w | cmd_fast, decr, 1, 1, 1, "string", "Decrement the integer value of a key by one"},
+    {"incrby", 3, w | cmd_fast, incrby, 1, 1, 1, "string", "Increment the integer value of a key by the given amount"},
+    {"decrby", 3, w | cmd_fast, decrby, 1, 1, 1, "string", "Decrement the integer value of a key by the given number"},
+    {"incrbyfloat", 3, w | cmd_fast, incrbyfloat, 1, 1, 1, "string", "Increment the float value of a key by the given amount"},
+    {"append", 3, w, append, 1, 1, 1, "string", "Append a value to a key"},
+    {"strlen", 2, cmd_readonly | cmd_fast, strlen_, 1, 1, 1, "string", "Get the length of the value stored in a key"},
+    {"getrange", 4, cmd_readonly, getrange, 1, 1, 1, "string", "Get a substring of the string stored at a key"},
+    {"setrange", 4, w, setrange, 1, 1, 1, "string", "Overwrite part of a string at key starting at the specified offset"},
+};
+
+}  // namespace
+
+std::span<const Command> counter_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

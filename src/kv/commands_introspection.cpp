@@ -1,0 +1,102 @@
+// COMMAND, COMMAND COUNT | DOCS | INFO | LIST: the command table described to
+// clients in Redis 7's reply shapes (RESP2 maps are flat arrays).
+#include <string>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::equals_ci;
+
+void reply_flags(CommandContext& ctx, const Command& cmd) {
+  struct Name {
+    std::uint32_t bit;
+    std::string_view name;
+  };
+  constexpr Name names[] = {{cmd_write, "write"},     {cmd_readonly, "readonly"}, {cmd_admin, "admin"},
+                            {cmd_no_auth, "no_auth"}, {cmd_loading, "loading"},   {cmd_stale, "stale"},
+                            {cmd_fast, "fast"}};
+  std::size_t n = 0;
+  for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
+  ctx.reply.array(n);
+  for (const Name& f : names) {
+    if ((cmd.flags & f.bit) != 0) ctx.reply.simple(f.name);
+  }
+}
+
+void reply_info(CommandContext& ctx, const Command* cmd) {
+  if (cmd == nullptr) return ctx.reply.null();
+  ctx.reply.array(10);
+  ctx.reply.bulk(cmd->name);
+  ctx.reply.integer(cmd->arity);
+  reply_flags(ctx, *cmd);
+  ctx.reply.integer(cmd->first_key);
+  ctx.reply.integer(cmd->last_key);
+  ctx.reply.integer(cmd->key_step);
+  for (int i = 0; i < 4; ++i) ctx.reply.array(0);  // acl categories, tips, key specs, subcommands
+}
+
+void reply_docs(CommandContext& ctx, const Command& cmd) {
+  ctx.reply.bulk(cmd.name);
+  ctx.reply.array(8);
+  ctx.reply.bulk("summary");
+  ctx.reply.bulk(cmd.summary);
+  ctx.reply.bulk("since");
+  ctx.reply.bulk("1.0.0");
+  ctx.reply.bulk("group");
+  ctx.reply.bulk(cmd.group);
+  ctx.reply.bulk("complexity");
+  ctx.reply.bulk("O(1)");
+}
+
+void command_docs(CommandContext& ctx) {
+  auto all = all_commands();
+  if (ctx.argv.size() == 2) {
+    ctx.reply.array(all.size() * 2);
+    for (const Command* cmd : all) reply_docs(ctx, *cmd);
+    return;
+  }
+  std::vector<const Command*> found;
+  for (std::size_t j = 2; j < ctx.argv.size(); ++j) {
+    if (const Command* cmd = find_command(ctx.argv[j])) found.push_back(cmd);
+  }
+  ctx.reply.array(found.size() * 2);
+  for (const Command* cmd : found) reply_docs(ctx, *cmd);
+}
+
+void command(CommandContext& ctx) {
+  auto all = all_commands();
+  std::size_t argc = ctx.argv.size();
+  if (argc == 1) {
+    ctx.reply.array(all.size());
+    for (const Command* cmd : all) reply_info(ctx, cmd);
+    return;
+  }
+  std::string_view sub = ctx.argv[1];
+  if (equals_ci(sub, "count")) {
+    if (argc != 2) return detail::wrong_arity(ctx, "command|count");
+    ctx.reply.integer(static_cast<std::int64_t>(all.size()));
+  } else if (equals_ci(sub, "docs")) {
+    command_docs(ctx);
+  } else if (equals_ci(sub, "info")) {
+    ctx.reply.array(argc - 2);
+    for (std::size_t j = 2; j < argc; ++j) reply_info(ctx, find_command(ctx.argv[j]));
+  } else if (equals_ci(sub, "list")) {
+    ctx.reply.array(all.size());
+    for (const Command* cmd : all) ctx.reply.bulk(cmd->name);
+  } else {
+    detail::unknown_subcommand(ctx, "COMMAND");
+  }
+}
+
+constexpr Command commands[] = {
+    {"command", -1, cmd_loading | cmd_stale, command, 0, 0, 0, "server", "Get array of Redis command details"},
+};
+
+}  // namespace
+
+std::span<const Command> introspection_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

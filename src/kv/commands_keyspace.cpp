@@ -1,0 +1,168 @@
+// Keyspace commands: DEL UNLINK EXISTS TYPE RENAME RENAMENX KEYS SCAN
+// RANDOMKEY DBSIZE FLUSHDB FLUSHALL.
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/glob.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::equals_ci;
+
+void del(CommandContext& ctx) {
+  std::int64_t removed = 0;
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) removed += ctx.db().erase(ctx.argv[j], ctx.now) ? 1 : 0;
+  ctx.reply.integer(removed);
+}
+
+void exists(CommandContext& ctx) {
+  std::int64_t found = 0;
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) found += ctx.db().find(ctx.argv[j], ctx.now) != nullptr ? 1 : 0;
+  ctx.reply.integer(found);
+}
+
+void type(CommandContext& ctx) { ctx.reply.simple(ctx.db().find(ctx.argv[1], ctx.now) != nullptr ? "string" : "none"); }
+
+void rename_common(CommandContext& ctx, bool nx) {
+  Keyspace& db = ctx.db();
+  Entry* src = db.find(ctx.argv[1], ctx.now);
+  if (src == nullptr) return ctx.reply.error(detail::err_no_key);
+  if (ctx.argv[1] == ctx.argv[2]) return nx ? ctx.reply.integer(0) : ctx.reply.ok();
+  bool created = false;
+  if (nx && db.find(ctx.argv[2], ctx.now) != nullptr) return ctx.reply.integer(0);
+  Entry& dst = db.upsert(ctx.argv[2], ctx.now, created);  // entries never move: src stays valid
+  dst.value.swap(src->value);
+  db.set_expire(dst, src->expire_at);
+  db.erase(*src);
+  nx ? ctx.reply.integer(1) : ctx.reply.ok();
+}
+
+void rename(CommandContext& ctx) { rename_common(ctx, false); }
+void renamenx(CommandContext& ctx) { rename_common(ctx, true); }
+
+void keys(CommandContext& ctx) {
+  std::string_view pattern = ctx.argv[1];
+  bool all = pattern == "*";
+  std::vector<std::string_view> found;
+  ctx.db().scan(0, SIZE_MAX, ctx.now, [&](const Entry& e) {
+    if (all || glob_match(pattern, as_view(e.key))) found.push_back(as_view(e.key));
+  });
+  ctx.reply.array(found.size());
+  for (std::string_view key : found) ctx.reply.bulk(key);
+}
+
+// parseScanCursorOrReply: strtoul, so "+1" is accepted and "-1" wraps, as in Redis.
+bool parse_cursor(std::string_view text, std::uint64_t& cursor) {
+  char buf[32];
+  if (text.size() >= sizeof(buf)) return false;
+  std::memcpy(buf, text.data(), text.size());
+  buf[text.size()] = '\0';
+  char* end = nullptr;
+  errno = 0;
+  cursor = std::strtoull(buf, &end, 10);
+  bool space = text.empty() ? false : std::strchr(" \t\n\v\f\r", buf[0]) != nullptr;
+  return !space && *end == '\0' && errno != ERANGE && std::strlen(buf) == text.size();
+}
+
+struct ScanOptions {
+  std::int64_t count = 10;
+  std::string_view pattern;
+  std::string_view type;
+  bool has_pattern = false;
+  bool has_type = false;
+};
+
+bool parse_scan_options(CommandContext& ctx, ScanOptions& opt) {
+  auto argv = ctx.argv;
+  for (std::size_t i = 2; i < argv.size(); i += 2) {
+    bool has_value = argv.size() - i >= 2;
+    if (equals_ci(argv[i], "count") && has_value) {
+      if (!detail::int_arg(ctx, argv[i + 1], opt.count)) return false;
+      if (opt.count < 1) return ctx.reply.error(detail::err_syntax), false;
+    } else if (equals_ci(argv[i], "match") && has_value) {
+      opt.pattern = argv[i + 1];
+      opt.has_pattern = opt.pattern != "*";
+    } else if (equals_ci(argv[i], "type") && has_value) {
+      opt.type = argv[i + 1];
+      opt.has_type = true;
+    } else {
+      return ctx.reply.error(detail::err_syntax), false;
+    }
+  }
+  return true;
+}
+
+void scan(CommandContext& ctx) {
+  std::uint64_t cursor = 0;
+  if (!parse_cursor(ctx.argv[1], cursor)) return ctx.reply.error("ERR invalid cursor");
+  ScanOptions opt;
+  if (!parse_scan_options(ctx, opt)) return;
+  std::vector<std::string_view> found;
+  cursor = ctx.db().scan(cursor, static_cast<std::size_t>(opt.count), ctx.now, [&](const Entry& e) {
+    if (opt.has_pattern && !glob_match(opt.pattern, as_view(e.key))) return;
+    if (opt.has_type && !equals_ci(opt.type, "string")) return;
+    found.push_back(as_view(e.key));
+  });
+  ctx.reply.array(2);
+  ctx.reply.bulk(std::to_string(cursor));
+  ctx.reply.array(found.size());
+  for (std::string_view key : found) ctx.reply.bulk(key);
+}
+
+void randomkey(CommandContext& ctx) {
+  Entry* e = ctx.db().random(ctx.now, ctx.server.store().next_random());
+  if (e == nullptr) return ctx.reply.null();
+  ctx.reply.bulk(as_view(e->key));
+}
+
+void dbsize(CommandContext& ctx) { ctx.reply.integer(static_cast<std::int64_t>(ctx.db().size())); }
+
+bool flush_mode_ok(CommandContext& ctx) {
+  if (ctx.argv.size() > 2 || (ctx.argv.size() == 2 && !equals_ci(ctx.argv[1], "sync") &&
+                              !equals_ci(ctx.argv[1], "async"))) {
+    ctx.reply.error(detail::err_syntax);
+    return false;
+  }
+  return true;
+}
+
+void flushdb(CommandContext& ctx) {
+  if (!flush_mode_ok(ctx)) return;
+  ctx.db().clear();
+  ctx.reply.ok();
+}
+
+void flushall(CommandContext& ctx) {
+  if (!flush_mode_ok(ctx)) return;
+  ctx.server.store().flush_all();
+  ctx.reply.ok();
+}
+
+constexpr std::uint32_t w = cmd_write;
+constexpr std::uint32_t r = cmd_readonly;
+constexpr Command commands[] = {
+    {"del", -2, w, del, 1, -1, 1, "generic", "Delete a key"},
+    {"unlink", -2, w | cmd_fast, del, 1, -1, 1, "generic", "Delete a key (the memory is freed at once here)"},
+    {"exists", -2, r | cmd_fast, exists, 1, -1, 1, "generic", "Determine if a key exists"},
+    {"type", 2, r | cmd_fast, type, 1, 1, 1, "generic", "Determine the type stored at key"},
+    {"rename", 3, w, rename, 1, 2, 1, "generic", "Rename a key"},
+    {"renamenx", 3, w | cmd_fast, renamenx, 1, 2, 1, "generic", "Rename a key, only if the new key does not exist"},
+    {"keys", 2, r, keys, 0, 0, 0, "generic", "Find all keys matching the given pattern"},
+    {"scan", -2, r, scan, 0, 0, 0, "generic", "Incrementally iterate the keys space"},
+    {"randomkey", 1, r, randomkey, 0, 0, 0, "generic", "Return a random key from the keyspace"},
+    {"dbsize", 1, r | cmd_fast, dbsize, 0, 0, 0, "server", "Return the number of keys in the selected database"},
+    {"flushdb", -1, w, flushdb, 0, 0, 0, "server", "Remove all keys from the current database"},
+    {"flushall", -1, w, flushall, 0, 0, 0, "server", "Remove all keys from all databases"},
+};
+
+}  // namespace
+
+std::span<const Command> keyspace_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

@@ -1,0 +1,132 @@
+// Server commands: INFO CONFIG SHUTDOWN.
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/glob.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::equals_ci;
+
+std::string human_bytes(std::size_t n) {  // bytesToHuman
+  char buf[32];
+  auto d = static_cast<double>(n);
+  if (n < 1024) {
+    std::snprintf(buf, sizeof(buf), "%zuB", n);
+  } else if (n < 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
+  } else if (n < 1024ull * 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
+  }
+  return buf;
+}
+
+void line(std::string& out, std::string_view key, std::string_view value) {
+  out.append(key).append(":").append(value).append("\r\n");
+}
+void line(std::string& out, std::string_view key, std::uint64_t value) { line(out, key, std::to_string(value)); }
+
+void info_server(CommandContext& ctx, std::string& out) {
+  const ServerConfig& c = ctx.server.config();
+  auto uptime = static_cast<std::uint64_t>((ctx.now - ctx.server.start_ms()) / 1000);
+  out += "# Server\r\n";
+  line(out, "redis_version", "7.0.0");
+  line(out, "redis_mode", "standalone");
+  line(out, "duet_voice", c.voice);
+  line(out, "duet_backend", c.backend);
+  line(out, "multiplexing_api", c.backend);
+  line(out, "arch_bits", sizeof(void*) * 8);
+  line(out, "process_id", static_cast<std::uint64_t>(::getpid()));
+  line(out, "tcp_port", static_cast<std::uint64_t>(c.port));
+  line(out, "uptime_in_seconds", uptime);
+  line(out, "uptime_in_days", uptime / 86400);
+  line(out, "hz", static_cast<std::uint64_t>(c.hz));
+}
+
+void info_clients(CommandContext& ctx, std::string& out) {
+  out += "# Clients\r\n";
+  line(out, "connected_clients", ctx.server.clients().size());
+  line(out, "maxclients", ctx.server.config().maxclients);
+  line(out, "blocked_clients", 0);
+}
+
+void info_memory(CommandContext& ctx, std::string& out) {
+  std::size_t used = ctx.server.store().used_memory();
+  out += "# Memory\r\n";
+  line(out, "used_memory", used);
+  line(out, "used_memory_human", human_bytes(used));
+  line(out, "maxmemory", 0);
+  line(out, "mem_allocator", "libc");
+}
+
+void info_stats(CommandContext& ctx, std::string& out) {
+  const ServerStats& s = ctx.server.stats();
+  out += "# Stats\r\n";
+  line(out, "total_connections_received", s.connections_received);
+  line(out, "total_commands_processed", s.commands_processed);
+  line(out, "total_net_input_bytes", s.net_input_bytes);
+  line(out, "total_net_output_bytes", s.net_output_bytes);
+  line(out, "rejected_connections", s.rejected_connections);
+  line(out, "expired_keys", ctx.server.store().expired_keys());
+  line(out, "keyspace_hits", s.keyspace_hits);
+  line(out, "keyspace_misses", s.keyspace_misses);
+}
+
+void info_keyspace(CommandContext& ctx, std::string& out) {
+  out += "# Keyspace\r\n";
+  for (int i = 0; i < Store::db_count; ++i) {
+    const Keyspace& db = ctx.server.store().db(i);
+    if (db.size() == 0) continue;
+    out += "db" + std::to_string(i) + ":keys=" + std::to_string(db.size()) +
+           ",expires=" + std::to_string(db.volatile_count()) + ",avg_ttl=0\r\n";
+  }
+}
+
+void info(CommandContext& ctx) {
+  using Section = void (*)(CommandContext&, std::string&);
+  struct Named {
+    std::string_view name;
+    Section fn;
+  };
+  constexpr Named sections[] = {{"server", info_server}, {"clients", info_clients}, {"memory", info_memory},
+                                {"stats", info_stats},   {"keyspace", info_keyspace}};
+  bool all = ctx.argv.size() == 1;
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
+    std::string_view s = ctx.argv[j];
+    all = all || equals_ci(s, "all") || equals_ci(s, "default") || equals_ci(s, "everything");
+  }
+  std::string out;
+  for (const Named& section : sections) {
+    bool wanted = all;
+    for (std::size_t j = 1; j < ctx.argv.size() && !wanted; ++j) wanted = equals_ci(ctx.argv[j], section.name);
+    if (!wanted) continue;
+    if (!out.empty()) out += "\r\n";
+    section.fn(ctx, out);
+  }
+  ctx.reply.bulk(out);
+}
+
+void shutdown(CommandContext& ctx) {
+  // No reply on success: the server goes away, and the client sees the close.
+  ctx.client.close_after_reply = true;
+  ctx.server.request_shutdown();
+}
+
+constexpr Command commands[] = {
+    {"info", -1, cmd_loading | cmd_stale, info, 0, 0, 0, "server", "Get information and statistics about the server"},
+    {"config", -2, cmd_admin, detail::config_command, 0, 0, 0, "server", "A container for server configuration commands"},
+    {"shutdown", -1, cmd_admin | cmd_loading | cmd_stale, shutdown, 0, 0, 0, "server", "Stop the server"},
+};
+
+}  // namespace
+
+std::span<const Command> server_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

@@ -1,0 +1,149 @@
+// String commands, SET/GET family: SET GET GETSET GETDEL GETEX SETNX SETEX
+// PSETEX MGET MSET MSETNX, and the seed's MOD and EXIST.
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/detail/expire_arg.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::SetOptions;
+
+// lookupKeyRead: counts a hit or a miss for INFO stats.
+Entry* read_key(CommandContext& ctx, std::string_view key) {
+  Entry* e = ctx.db().find(key, ctx.now);
+  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
+  return e;
+}
+
+void reply_value(CommandContext& ctx, const Entry* e) {
+  if (e == nullptr) return ctx.reply.null();
+  ctx.reply.bulk(as_view(e->value));
+}
+
+// setKey: stores the value and drops any TTL unless keep_ttl.
+Entry& store_value(CommandContext& ctx, std::string_view key, std::string_view value, bool keep_ttl) {
+  bool created = false;
+  Entry& e = ctx.db().upsert(key, ctx.now, created);
+  e.value.assign(value.data(), value.size());
+  if (!keep_ttl) ctx.db().set_expire(e, Entry::no_expiry);
+  return e;
+}
+
+void get(CommandContext& ctx) { reply_value(ctx, read_key(ctx, ctx.argv[1])); }
+
+void set(CommandContext& ctx) {
+  SetOptions opt;
+  if (!detail::parse_set_options(ctx, 3, true, opt) || !detail::resolve_expire(ctx, opt, "set")) return;
+  std::string_view key = ctx.argv[1];
+  if (opt.get || opt.nx || opt.xx) {  // plain SET skips this lookup: upsert finds the key anyway
+    Entry* old = ctx.db().find(key, ctx.now);
+    if (opt.get) reply_value(ctx, old);
+    if ((opt.nx && old != nullptr) || (opt.xx && old == nullptr)) {
+      if (!opt.get) ctx.reply.null();
+      return;
+    }
+  }
+  Entry& e = store_value(ctx, key, ctx.argv[2], opt.keepttl);
+  if (opt.expire_at >= 0) ctx.db().set_expire(e, opt.expire_at);
+  if (!opt.get) ctx.reply.ok();
+}
+
+void setex_common(CommandContext& ctx, detail::ExpireUnit unit, std::string_view name) {
+  SetOptions opt;
+  opt.unit = unit;
+  opt.expire_arg = ctx.argv[2];
+  if (!detail::resolve_expire(ctx, opt, name)) return;
+  Entry& e = store_value(ctx, ctx.argv[1], ctx.argv[3], false);
+  ctx.db().set_expire(e, opt.expire_at);
+  ctx.reply.ok();
+}
+
+void setex(CommandContext& ctx) { setex_common(ctx, detail::ExpireUnit::ex, "setex"); }
+void psetex(CommandContext& ctx) { setex_common(ctx, detail::ExpireUnit::px, "psetex"); }
+
+void setnx(CommandContext& ctx) {
+  if (ctx.db().find(ctx.argv[1], ctx.now) != nullptr) return ctx.reply.integer(0);
+  store_value(ctx, ctx.argv[1], ctx.argv[2], false);
+  ctx.reply.integer(1);
+}
+
+void getset(CommandContext& ctx) {
+  reply_value(ctx, read_key(ctx, ctx.argv[1]));
+  store_value(ctx, ctx.argv[1], ctx.argv[2], false);
+}
+
+void getdel(CommandContext& ctx) {
+  Entry* e = read_key(ctx, ctx.argv[1]);
+  reply_value(ctx, e);
+  if (e != nullptr) ctx.db().erase(*e);
+}
+
+void getex(CommandContext& ctx) {
+  SetOptions opt;
+  if (!detail::parse_set_options(ctx, 2, false, opt) || !detail::resolve_expire(ctx, opt, "getex")) return;
+  Entry* e = read_key(ctx, ctx.argv[1]);
+  reply_value(ctx, e);
+  if (e == nullptr) return;
+  if (opt.persist) {
+    ctx.db().set_expire(*e, Entry::no_expiry);
+  } else if (opt.expire_at >= 0 && opt.expire_at <= ctx.now) {
+    ctx.db().erase(*e);  // an expiry already in the past deletes the key
+  } else if (opt.expire_at >= 0) {
+    ctx.db().set_expire(*e, opt.expire_at);
+  }
+}
+
+void mget(CommandContext& ctx) {
+  ctx.reply.array(ctx.argv.size() - 1);
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) reply_value(ctx, read_key(ctx, ctx.argv[j]));
+}
+
+void mset(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 0) return detail::wrong_arity(ctx, "mset");
+  for (std::size_t j = 1; j < ctx.argv.size(); j += 2) store_value(ctx, ctx.argv[j], ctx.argv[j + 1], false);
+  ctx.reply.ok();
+}
+
+void msetnx(CommandContext& ctx) {
+  if (ctx.argv.size() % 2 == 0) return detail::wrong_arity(ctx, "msetnx");
+  for (std::size_t j = 1; j < ctx.argv.size(); j += 2) {
+    if (ctx.db().find(ctx.argv[j], ctx.now) != nullptr) return ctx.reply.integer(0);
+  }
+  for (std::size_t j = 1; j < ctx.argv.size(); j += 2) store_value(ctx, ctx.argv[j], ctx.argv[j + 1], false);
+  ctx.reply.integer(1);
+}
+
+// MOD key value: SET key value XX under the seed's name.
+void mod(CommandContext& ctx) {
+  if (ctx.db().find(ctx.argv[1], ctx.now) == nullptr) return ctx.reply.null();
+  store_value(ctx, ctx.argv[1], ctx.argv[2], false);
+  ctx.reply.ok();
+}
+
+// EXIST key: EXISTS for exactly one key, answering 0 or 1.
+void exist(CommandContext& ctx) { ctx.reply.integer(ctx.db().find(ctx.argv[1], ctx.now) != nullptr ? 1 : 0); }
+
+constexpr std::uint32_t w = cmd_write;
+constexpr std::uint32_t r = cmd_readonly;
+constexpr Command commands[] = {
+    {"get", 2, r | cmd_fast, get, 1, 1, 1, "string", "Get the value of a key"},
+    {"set", -3, w, set, 1, 1, 1, "string", "Set the string value of a key"},
+    {"setnx", 3, w | cmd_fast, setnx, 1, 1, 1, "string", "Set the value of a key, only if the key does not exist"},
+    {"setex", 4, w, setex, 1, 1, 1, "string", "Set the value and expiration of a key"},
+    {"psetex", 4, w, psetex, 1, 1, 1, "string", "Set the value and expiration in milliseconds of a key"},
+    {"getset", 3, w | cmd_fast, getset, 1, 1, 1, "string", "Set the string value of a key and return its old value"},
+    {"getdel", 2, w | cmd_fast, getdel, 1, 1, 1, "string", "Get the value of a key and delete the key"},
+    {"getex", -2, w | cmd_fast, getex, 1, 1, 1, "string", "Get the value of a key and optionally set its expiration"},
+    {"mget", -2, r | cmd_fast, mget, 1, -1, 1, "string", "Get the values of all the given keys"},
+    {"mset", -3, w, mset, 1, -1, 2, "string", "Set multiple keys to multiple values"},
+    {"msetnx", -3, w, msetnx, 1, -1, 2, "string", "Set multiple keys to multiple values, only if none of the keys exist"},
+    {"mod", 3, w | cmd_fast, mod, 1, 1, 1, "string", "Update the value of an existing key only (duet)"},
+    {"exist", 2, r | cmd_fast, exist, 1, 1, 1, "keyspace", "Determine if one key exists: 1 or 0 (duet)"},
+};
+
+}  // namespace
+
+std::span<const Command> string_commands() noexcept { return commands; }
+
+}  // namespace duet::kv

@@ -1,0 +1,60 @@
+// duet::kv::detail — small helpers shared by the command families.
+//
+// Contract
+// - Argument parsers reply the Redis error themselves and return false, so a
+//   handler reads:  if (!int_arg(ctx, ctx.argv[2], n)) return;
+// - Pure helpers over a CommandContext; the session's thread only.
+//
+//   if (equals_ci(ctx.argv[3], "nx")) nx = true;
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/numbers.hpp"
+
+namespace duet::kv::detail {
+
+inline constexpr std::string_view err_syntax = "ERR syntax error";
+inline constexpr std::string_view err_not_integer = "ERR value is not an integer or out of range";
+inline constexpr std::string_view err_not_float = "ERR value is not a valid float";
+inline constexpr std::string_view err_no_key = "ERR no such key";
+inline constexpr std::string_view err_overflow = "ERR increment or decrement would overflow";
+inline constexpr std::string_view err_wrongtype = "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+[[nodiscard]] inline bool equals_ci(std::string_view a, std::string_view b) noexcept {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    char x = a[i];
+    char y = b[i];
+    if (x >= 'A' && x <= 'Z') x = static_cast<char>(x + 32);
+    if (y >= 'A' && y <= 'Z') y = static_cast<char>(y + 32);
+    if (x != y) return false;
+  }
+  return true;
+}
+
+[[nodiscard]] inline bool int_arg(CommandContext& ctx, std::string_view text, std::int64_t& value) {
+  if (parse_i64(text, value)) return true;
+  ctx.reply.error(err_not_integer);
+  return false;
+}
+
+inline void wrong_arity(CommandContext& ctx, std::string_view full_name) {
+  std::string message = "ERR wrong number of arguments for '";
+  message.append(full_name).append("' command");
+  ctx.reply.error(message);
+}
+
+// "ERR unknown subcommand 'x'. Try CONFIG HELP." (subcommand cut at 128 bytes)
+void unknown_subcommand(CommandContext& ctx, std::string_view command_upper);
+
+// CONFIG GET/SET (commands_config.cpp); COMMAND (commands_introspection.cpp).
+void config_command(CommandContext& ctx);
+
+// Appends the lower-case form of `text` to `out`.
+void append_lower(std::string& out, std::string_view text);
+
+}  // namespace duet::kv::detail

@@ -1,0 +1,27 @@
+// duet::kv::detail — number parsing and formatting with Redis's exact rules.
+//
+// Contract
+// - parse_i64 accepts exactly what Redis's string2ll accepts: an optional '-',
+//   no '+', no leading zeros (except "0"), no spaces, no "-0", at most 20 chars,
+//   no overflow. Protocol lengths and integer arguments both use it.
+// - parse_long_double follows string2ld (strtold, no spaces, no nan, the whole
+//   string consumed); format_long_double follows ld2string's LD_STR_HUMAN mode
+//   (INCRBYFLOAT replies: "%.17Lf" with trailing zeros and dot removed).
+// - Pure functions; any thread.
+//
+//   std::int64_t v;
+//   if (!parse_i64("123", v)) reply_error("value is not an integer or out of range");
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace duet::kv::detail {
+
+[[nodiscard]] bool parse_i64(std::string_view text, std::int64_t& value) noexcept;
+[[nodiscard]] bool parse_long_double(std::string_view text, long double& value) noexcept;
+// Appends the human form of `value` to `out`; false for inf/nan (not written).
+bool format_long_double(long double value, std::string& out);
+
+}  // namespace duet::kv::detail

@@ -1,0 +1,135 @@
+#include "kv/keyspace.hpp"
+
+#include <absl/hash/hash.h>
+
+namespace duet::kv {
+
+std::size_t Keyspace::SlotHash::operator()(std::string_view key) const noexcept {
+  return absl::Hash<std::string_view>{}(key);
+}
+
+Keyspace::Keyspace() : index_(0, SlotHash{this}, SlotEq{this}) {}
+
+std::uint32_t Keyspace::allocate_slot() {
+  if (!free_slots_.empty()) {
+    std::uint32_t s = free_slots_.back();
+    free_slots_.pop_back();
+    return s;
+  }
+  if ((slots_used_ >> chunk_bits) >= chunks_.size()) chunks_.push_back(std::make_unique<Entry[]>(chunk_size));
+  return slots_used_++;
+}
+
+Entry* Keyspace::find(std::string_view key, std::int64_t now) {
+  auto it = index_.find(key);
+  if (it == index_.end()) return nullptr;
+  Entry& e = slot(*it);
+  if (expired(e, now)) {
+    expire_entry(e);
+    return nullptr;
+  }
+  return &e;
+}
+
+Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
+  if (Entry* e = find(key, now)) {
+    created = false;
+    return *e;
+  }
+  created = true;
+  std::uint32_t s = allocate_slot();
+  Entry& e = slot(s);
+  e.key.assign(key.data(), key.size());
+  e.value.clear();
+  e.expire_at = Entry::no_expiry;
+  e.hash = SlotHash{this}(key);
+  e.slot = s;
+  e.live = true;
+  index_.insert(s);
+  return e;
+}
+
+bool Keyspace::erase(std::string_view key, std::int64_t now) {
+  Entry* e = find(key, now);
+  if (e == nullptr) return false;
+  erase(*e);
+  return true;
+}
+
+void Keyspace::erase(Entry& e) {
+  std::uint32_t s = e.slot;
+  set_expire(e, Entry::no_expiry);
+  index_.erase(s);
+  e.live = false;
+  KvString().swap(e.key);  // give the memory back now, not when the slot is reused
+  KvString().swap(e.value);
+  if (index_.empty()) {
+    clear();
+  } else {
+    free_slots_.push_back(s);
+  }
+}
+
+void Keyspace::expire_entry(Entry& e) {
+  ++expired_;
+  erase(e);
+}
+
+void Keyspace::set_expire(Entry& e, std::int64_t at) {
+  bool had = e.expire_at != Entry::no_expiry;
+  bool has = at != Entry::no_expiry;
+  e.expire_at = at;
+  if (had == has) return;
+  if (has) {
+    e.volatile_pos = static_cast<std::uint32_t>(volatile_.size());
+    volatile_.push_back(e.slot);
+    return;
+  }
+  std::uint32_t moved = volatile_.back();  // swap-remove
+  volatile_[e.volatile_pos] = moved;
+  slot(moved).volatile_pos = e.volatile_pos;
+  volatile_.pop_back();
+}
+
+void Keyspace::clear() {
+  index_.clear();
+  chunks_.clear();
+  free_slots_.clear();
+  volatile_.clear();
+  slots_used_ = 0;
+  expire_cursor_ = 0;
+}
+
+std::size_t Keyspace::overhead_bytes() const noexcept {
+  return chunks_.size() * chunk_size * sizeof(Entry) + index_.capacity() * (sizeof(std::uint32_t) + 1) +
+         (free_slots_.capacity() + volatile_.capacity()) * sizeof(std::uint32_t);
+}
+
+Entry* Keyspace::random(std::int64_t now, std::uint64_t random_bits) {
+  while (!index_.empty()) {
+    std::uint32_t s = static_cast<std::uint32_t>(random_bits % slots_used_);
+    while (!slot(s).live) s = (s + 1) % slots_used_;
+    Entry& e = slot(s);
+    if (!expired(e, now)) return &e;
+    expire_entry(e);
+    random_bits = random_bits * 6364136223846793005ull + 1442695040888963407ull;
+  }
+  return nullptr;
+}
+
+std::size_t Keyspace::expire_some(std::int64_t now, std::size_t budget) {
+  std::size_t removed = 0;
+  for (std::size_t examined = 0; examined < budget && !volatile_.empty(); ++examined) {
+    if (expire_cursor_ >= volatile_.size()) expire_cursor_ = 0;
+    Entry& e = slot(volatile_[expire_cursor_]);
+    if (expired(e, now)) {
+      expire_entry(e);  // swap-remove brings an unexamined key to the cursor
+      ++removed;
+    } else {
+      ++expire_cursor_;
+    }
+  }
+  return removed;
+}
+
+}  // namespace duet::kv

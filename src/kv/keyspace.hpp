@@ -1,0 +1,136 @@
+// duet::kv::Keyspace — one logical database: binary-safe string keys → values,
+// each with an optional expiry time.
+//
+// Contract
+// - Entries live in fixed-size chunks that never move, so an Entry* stays valid
+//   across inserts and across erasing *other* keys; erase(entry) ends it.
+// - find/upsert/erase take `now` (unix ms) and remove a key whose expiry has
+//   passed before answering (lazy expiry; a key expires when now > expire_at, as
+//   in Redis). expire_some() is the active half: the server's timer calls it to
+//   reclaim keys nobody touches.
+// - scan() gives Redis's SCAN guarantee: a key present for the whole iteration is
+//   returned exactly once (cursors are slot numbers and entries never move; a key
+//   added meanwhile may be missed, as Redis allows).
+// - Not thread-safe: one event-loop thread owns the store. Non-copyable and
+//   non-movable (the index's hasher points back at this object).
+//
+// Why abseil's flat_hash_set of 4-byte slot numbers instead of a
+// flat_hash_map<string, Entry>: the map would move entries on every rehash, which
+// rules out a stable SCAN cursor, O(1) random sampling (RANDOMKEY, active expiry)
+// and pointer stability. The index keeps abseil's SIMD probing for lookups while
+// the entries stay put; each slot caches its hash so rehashing never re-reads keys.
+//
+//   Keyspace db;
+//   bool created = false;
+//   Entry& e = db.upsert("k", now_ms, created);
+//   e.value.assign("v");
+//   if (Entry* found = db.find("k", now_ms)) reply.bulk(as_view(found->value));
+#pragma once
+
+#include <absl/container/flat_hash_set.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+#include "kv/detail/counting_allocator.hpp"
+
+namespace duet::kv {
+
+inline std::string_view as_view(const KvString& s) noexcept { return {s.data(), s.size()}; }
+
+struct Entry {
+  static constexpr std::int64_t no_expiry = -1;
+  KvString key;
+  KvString value;
+  std::int64_t expire_at = no_expiry;  // unix time in ms
+  std::size_t hash = 0;
+  std::uint32_t slot = 0;              // this entry's slot number in its Keyspace
+  std::uint32_t volatile_pos = 0;      // index in Keyspace::volatile_ when expire_at is set
+  bool live = false;
+};
+
+class Keyspace {
+ public:
+  Keyspace();
+  Keyspace(const Keyspace&) = delete;
+  Keyspace& operator=(const Keyspace&) = delete;
+  Keyspace(Keyspace&&) = delete;
+  Keyspace& operator=(Keyspace&&) = delete;
+  ~Keyspace() = default;
+
+  [[nodiscard]] Entry* find(std::string_view key, std::int64_t now);
+  // The entry for `key`, created with an empty value (created = true) if absent.
+  Entry& upsert(std::string_view key, std::int64_t now, bool& created);
+  bool erase(std::string_view key, std::int64_t now);
+  void erase(Entry& entry);
+  void set_expire(Entry& entry, std::int64_t at);  // Entry::no_expiry persists
+  void clear();
+
+  [[nodiscard]] std::size_t size() const noexcept { return index_.size(); }
+  [[nodiscard]] std::size_t volatile_count() const noexcept { return volatile_.size(); }
+  [[nodiscard]] std::uint64_t expired_count() const noexcept { return expired_; }
+  // Bytes of slots and index (keys and values are counted by KvString's allocator).
+  [[nodiscard]] std::size_t overhead_bytes() const noexcept;
+
+  // Visits up to about `count` live entries from `cursor`; returns the next cursor,
+  // 0 when the iteration is complete. Expired entries are removed, not visited.
+  template <class Visit>
+  std::uint64_t scan(std::uint64_t cursor, std::size_t count, std::int64_t now, Visit&& visit);
+  // A uniformly chosen slot's entry (walking to the next live slot); nullptr if empty.
+  [[nodiscard]] Entry* random(std::int64_t now, std::uint64_t random_bits);
+  // Examines up to `budget` keys that have an expiry; removes the expired ones.
+  std::size_t expire_some(std::int64_t now, std::size_t budget);
+
+ private:
+  static constexpr std::size_t chunk_bits = 10;
+  static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
+
+  struct SlotHash {
+    using is_transparent = void;
+    const Keyspace* owner;
+    std::size_t operator()(std::uint32_t slot) const noexcept { return owner->slot(slot).hash; }
+    std::size_t operator()(std::string_view key) const noexcept;
+  };
+  struct SlotEq {
+    using is_transparent = void;
+    const Keyspace* owner;
+    bool operator()(std::uint32_t a, std::uint32_t b) const noexcept { return a == b; }
+    bool operator()(std::uint32_t a, std::string_view b) const noexcept { return as_view(owner->slot(a).key) == b; }
+    bool operator()(std::string_view a, std::uint32_t b) const noexcept { return a == as_view(owner->slot(b).key); }
+  };
+
+  Entry& slot(std::uint32_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
+  const Entry& slot(std::uint32_t i) const noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
+  std::uint32_t allocate_slot();
+  bool expired(const Entry& e, std::int64_t now) const noexcept { return e.expire_at != Entry::no_expiry && now > e.expire_at; }
+  void expire_entry(Entry& e);
+
+  std::vector<std::unique_ptr<Entry[]>> chunks_;
+  std::uint32_t slots_used_ = 0;            // slots handed out so far (high-water mark)
+  std::vector<std::uint32_t> free_slots_;
+  std::vector<std::uint32_t> volatile_;     // slots whose entry has an expiry
+  std::size_t expire_cursor_ = 0;
+  std::uint64_t expired_ = 0;
+  absl::flat_hash_set<std::uint32_t, SlotHash, SlotEq> index_;
+};
+
+template <class Visit>
+std::uint64_t Keyspace::scan(std::uint64_t cursor, std::size_t count, std::int64_t now, Visit&& visit) {
+  std::size_t seen = 0;
+  while (cursor < slots_used_ && seen < count) {
+    Entry& e = slot(static_cast<std::uint32_t>(cursor++));
+    if (!e.live) continue;
+    ++seen;
+    if (expired(e, now)) {
+      expire_entry(e);
+      continue;
+    }
+    visit(e);
+  }
+  return cursor >= slots_used_ ? 0 : cursor;
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,69 @@
+// duet::kv::Reply — appends RESP2 replies to one output buffer.
+//
+// Contract
+// - Wraps a std::string the session owns; every call appends one complete
+//   RESP2 value (or an array header whose elements the caller appends next).
+// - error() takes the message without '-' and CRLF, e.g. "ERR syntax error";
+//   CR and LF inside it become spaces (as Redis's addReplyErrorFormat does), so
+//   a message quoting user input cannot break the protocol.
+// - No allocation beyond growing the buffer; integers are formatted on the stack.
+//   One thread (the session's).
+//
+//   Reply reply(out);
+//   reply.array(2); reply.bulk("a"); reply.integer(42);
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace duet::kv {
+
+class Reply {
+ public:
+  explicit Reply(std::string& out) noexcept : out_(&out) {}
+
+  void simple(std::string_view text) {
+    out_->push_back('+');
+    out_->append(text);
+    crlf();
+  }
+  void ok() { out_->append("+OK\r\n", 5); }
+  void error(std::string_view message);
+  void integer(std::int64_t value) { prefixed(':', value); }
+  void bulk(std::string_view value) {
+    prefixed('$', static_cast<std::int64_t>(value.size()));
+    out_->append(value);
+    crlf();
+  }
+  void null() { out_->append("$-1\r\n", 5); }
+  void null_array() { out_->append("*-1\r\n", 5); }
+  void array(std::size_t count) { prefixed('*', static_cast<std::int64_t>(count)); }
+  [[nodiscard]] std::string& buffer() noexcept { return *out_; }
+
+ private:
+  void crlf() { out_->append("\r\n", 2); }
+  void prefixed(char type, std::int64_t value) {
+    char buf[24];
+    buf[0] = type;
+    auto result = std::to_chars(buf + 1, buf + sizeof(buf) - 2, value);
+    result.ptr[0] = '\r';
+    result.ptr[1] = '\n';
+    out_->append(buf, static_cast<std::size_t>(result.ptr + 2 - buf));
+  }
+
+  std::string* out_;
+};
+
+inline void Reply::error(std::string_view message) {
+  out_->push_back('-');
+  std::size_t start = out_->size();
+  out_->append(message);
+  for (std::size_t i = start; i < out_->size(); ++i) {
+    if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
+  }
+  crlf();
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,84 @@
+// duet::kv::ServerState — everything the sessions of one server share.
+//
+// Contract
+// - Owns the Store, the configuration (flags, CONFIG SET), the statistics for
+//   INFO, the client registry and the clock. Sessions hold a reference; the
+//   state must outlive every Session created on it.
+// - The clock is unix time in ms; tests replace it with set_clock().
+// - request_shutdown() (SHUTDOWN) sets a flag and calls the hook a driver
+//   installed to wake its accept loop. Drivers read the flag; nothing here does I/O.
+// - One thread: the event loop that runs the sessions.
+//
+//   ServerState state(ServerConfig{.requirepass = "secret"});
+//   Session session(state);
+//   session.feed("AUTH secret\r\nSET k v\r\n");
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "kv/client_registry.hpp"
+#include "kv/store.hpp"
+
+namespace duet::kv {
+
+struct ServerConfig {
+  std::string bind = "127.0.0.1";
+  int port = 6380;
+  std::string backend = "io_uring";  // what actually runs (after any fallback)
+  std::string voice = "sans-io";     // "stackless" or "stackful" in the executables
+  std::size_t maxclients = 10000;
+  std::string requirepass;
+  std::size_t proto_max_bulk_len = 512ull * 1024 * 1024;
+  std::string loglevel = "notice";
+  std::size_t client_output_limit = 64ull * 1024 * 1024;    // stop reading past this
+  std::size_t client_query_limit = 1024ull * 1024 * 1024;   // client-query-buffer-limit
+  int hz = 10;                                              // active expiry cycles per second
+};
+
+struct ServerStats {
+  std::uint64_t connections_received = 0;
+  std::uint64_t commands_processed = 0;
+  std::uint64_t rejected_connections = 0;
+  std::uint64_t keyspace_hits = 0;
+  std::uint64_t keyspace_misses = 0;
+  std::uint64_t net_input_bytes = 0;
+  std::uint64_t net_output_bytes = 0;
+};
+
+class ServerState {
+ public:
+  explicit ServerState(ServerConfig config = {});
+  ServerState(const ServerState&) = delete;
+  ServerState& operator=(const ServerState&) = delete;
+  ~ServerState() = default;
+
+  [[nodiscard]] Store& store() noexcept { return store_; }
+  [[nodiscard]] ServerConfig& config() noexcept { return config_; }
+  [[nodiscard]] ServerStats& stats() noexcept { return stats_; }
+  [[nodiscard]] ClientRegistry& clients() noexcept { return clients_; }
+  [[nodiscard]] bool requires_auth() const noexcept { return !config_.requirepass.empty(); }
+
+  [[nodiscard]] std::int64_t now_ms() const { return clock_ ? clock_() : system_now_ms(); }
+  void set_clock(std::function<std::int64_t()> clock) { clock_ = std::move(clock); }
+  [[nodiscard]] static std::int64_t system_now_ms() noexcept;
+  [[nodiscard]] std::int64_t start_ms() const noexcept { return start_ms_; }
+
+  void request_shutdown();
+  [[nodiscard]] bool shutdown_requested() const noexcept { return shutdown_; }
+  void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
+
+ private:
+  ServerConfig config_;
+  ServerStats stats_;
+  Store store_;
+  ClientRegistry clients_;
+  std::function<std::int64_t()> clock_;
+  std::function<void()> shutdown_hook_;
+  std::int64_t start_ms_;
+  bool shutdown_ = false;
+};
+
+}  // namespace duet::kv

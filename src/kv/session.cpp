@@ -1,0 +1,142 @@
+// Session: drives RespParser over the input buffer and runs each complete
+// command against the shared ServerState, the way Redis's processInputBuffer +
+// processCommand do, minus the socket. The checks before a handler runs follow
+// processCommand's order: unknown command, arity, authentication.
+#include "kv/session.hpp"
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+
+namespace duet::kv {
+namespace {
+
+constexpr std::size_t keep_buffer_bytes = 1024 * 1024;  // shrink buffers above this once idle
+
+bool arity_ok(const Command& cmd, std::size_t argc) noexcept {
+  auto n = static_cast<std::ptrdiff_t>(argc);
+  return cmd.arity >= 0 ? n == cmd.arity : n >= -cmd.arity;
+}
+
+// printf's "%.*s" stops at a NUL byte; Redis's messages inherit that.
+std::string_view c_string_prefix(std::string_view text, std::size_t max) noexcept {
+  std::size_t n = 0;
+  while (n < text.size() && n < max && text[n] != '\0') ++n;
+  return text.substr(0, n);
+}
+
+}  // namespace
+
+Session::Session(ServerState& server, std::string peer_addr, std::string local_addr, int fd)
+    : server_(server), parser_(server.config().proto_max_bulk_len) {
+  client_.addr = std::move(peer_addr);
+  client_.laddr = std::move(local_addr);
+  client_.fd = fd;
+  client_.created_ms = client_.last_active_ms = server.now_ms();
+  server_.clients().add(client_);
+}
+
+Session::~Session() { server_.clients().remove(client_); }
+
+void Session::feed(std::string_view bytes) {
+  auto space = in_.writable(bytes.size());
+  if (!bytes.empty()) std::memcpy(space.data(), bytes.data(), bytes.size());
+  commit_input(bytes.size());
+}
+
+std::span<char> Session::input_space(std::size_t min) {
+  // Inside a big bulk the parser knows the exact size: make room for all of it
+  // once, so a 100 MiB value is received straight into its final place.
+  std::size_t wanted = parser_.bytes_wanted();
+  std::size_t have = in_.size();
+  if (wanted > have + min && wanted <= server_.config().client_query_limit) min = wanted - have;
+  return in_.writable(min);
+}
+
+void Session::commit_input(std::size_t n) {
+  in_.commit(n);
+  server_.stats().net_input_bytes += n;
+  process();
+}
+
+void Session::consume_output(std::size_t n) {
+  server_.stats().net_output_bytes += n;
+  if (n >= out_.size()) {
+    out_.clear();
+    if (out_.capacity() > keep_buffer_bytes) std::string().swap(out_);
+  } else {
+    out_.erase(0, n);
+  }
+  client_.output_buffer = out_.size();
+}
+
+void Session::process() {
+  blocked_ = false;
+  const std::int64_t now = server_.now_ms();
+  const ServerConfig& config = server_.config();
+  while (!closing()) {
+    std::string_view input = in_.readable();
+    if (input.empty()) break;
+    if (out_.size() >= config.client_output_limit) {
+      blocked_ = true;
+      break;
+    }
+    parser_.set_authenticated(!server_.requires_auth() || client_.authenticated);
+    parser_.set_max_bulk_len(config.proto_max_bulk_len);
+    ParseStatus status = parser_.parse(input);
+    if (status == ParseStatus::incomplete) {
+      if (input.size() > config.client_query_limit) client_.close_after_reply = true;
+      break;
+    }
+    if (status == ParseStatus::error) {
+      Reply(out_).error(parser_.error());
+      client_.close_after_reply = true;
+      break;
+    }
+    execute(parser_.args(), now);
+    in_.consume(parser_.consumed());
+  }
+  if (closing()) in_.clear();
+  if (in_.size() == 0) in_.shrink_if_idle(keep_buffer_bytes);
+  client_.query_buffer = in_.size();
+  client_.output_buffer = out_.size();
+}
+
+void Session::execute(std::span<const std::string_view> argv, std::int64_t now) {
+  if (argv.empty()) return;  // "*0", "*-1", blank inline line
+  const Command* cmd = find_command(argv[0]);
+  if (cmd == nullptr) {
+    reject_unknown(argv);
+    return;
+  }
+  CommandContext ctx{server_, client_, argv, Reply(out_), now};
+  if (!arity_ok(*cmd, argv.size())) {
+    detail::wrong_arity(ctx, cmd->name);
+    return;
+  }
+  if (server_.requires_auth() && !client_.authenticated && (cmd->flags & cmd_no_auth) == 0) {
+    ctx.reply.error("NOAUTH Authentication required.");
+    return;
+  }
+  cmd->handler(ctx);
+  ++server_.stats().commands_processed;
+  client_.last_command = cmd->name;
+  client_.last_active_ms = now;
+}
+
+void Session::reject_unknown(std::span<const std::string_view> argv) {
+  // networking.c: "unknown command '%.128s', with args beginning with: %s", where
+  // each argument adds "'%.*s' " while the list is shorter than 128 bytes.
+  std::string message = "ERR unknown command '";
+  message.append(c_string_prefix(argv[0], 128));
+  message.append("', with args beginning with: ");
+  std::string args;
+  for (std::size_t i = 1; i < argv.size() && args.size() < 128; ++i) {
+    args.push_back('\'');
+    args.append(c_string_prefix(argv[i], 128 - args.size() + 1));
+    args.append("' ");
+  }
+  message.append(args);
+  Reply(out_).error(message);
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,74 @@
+// duet::kv::Session — one client connection without the connection: bytes in,
+// reply bytes out.
+//
+// Contract
+// - Input: either feed(bytes), or, without a copy, write into input_space() and
+//   call commit_input(n). Both run every complete command buffered (pipelining)
+//   and append the replies to one output buffer.
+// - Output: output() is what to send; after sending k bytes call
+//   consume_output(k). Drivers send everything before reading again.
+// - closing(): after flushing output(), close the connection (QUIT, a protocol
+//   error — its error reply is the last output —, or a query buffer over
+//   client-query-buffer-limit). Input after that point is ignored.
+// - Backpressure: commands stop running while output() holds more than
+//   config.client_output_limit bytes; wants_input() is then false and the driver
+//   should send, then call process() (not recv) until wants_input() is true.
+// - The session registers its ClientInfo in the server's registry for its whole
+//   life (CLIENT LIST). One thread: the one running the server state.
+//
+//   Session session(state);
+//   for (;;) {
+//     if (!send_all(session.output())) break; session.consume_output(session.output().size());
+//     if (session.closing()) break;
+//     if (!session.wants_input()) { session.process(); continue; }
+//     auto space = session.input_space(); n = recv(space); if (n <= 0) break; session.commit_input(n);
+//   }
+#pragma once
+
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "kv/client_registry.hpp"
+#include "kv/detail/input_buffer.hpp"
+#include "kv/resp_parser.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+class Session {
+ public:
+  explicit Session(ServerState& server, std::string peer_addr = {}, std::string local_addr = {}, int fd = -1);
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  Session(Session&&) = delete;
+  Session& operator=(Session&&) = delete;
+  ~Session();
+
+  void feed(std::string_view bytes);
+  [[nodiscard]] std::span<char> input_space(std::size_t min = 16 * 1024);
+  void commit_input(std::size_t n);
+  void process();
+
+  [[nodiscard]] std::string_view output() const noexcept { return out_; }
+  void consume_output(std::size_t n);
+  [[nodiscard]] bool closing() const noexcept { return client_.close_after_reply; }
+  [[nodiscard]] bool wants_input() const noexcept { return !closing() && !blocked_; }
+
+  [[nodiscard]] ClientInfo& client() noexcept { return client_; }
+  [[nodiscard]] const ClientInfo& client() const noexcept { return client_; }
+
+ private:
+  void execute(std::span<const std::string_view> argv, std::int64_t now);
+  void reject_unknown(std::span<const std::string_view> argv);
+
+  ServerState& server_;
+  ClientInfo client_;
+  RespParser parser_;
+  detail::InputBuffer in_;
+  std::string out_;
+  bool blocked_ = false;  // complete commands wait for the output to drain
+};
+
+}  // namespace duet::kv

@@ -1,0 +1,53 @@
+// duet::kv::Store — the 16 logical databases, active expiry and memory use.
+//
+// Contract
+// - db(i) for 0 <= i < db_count; SELECT picks one per client.
+// - active_expire_cycle(now, budget) is what the drivers call from a timer
+//   (every 100 ms): it examines at most `budget` keys that carry an expiry,
+//   round-robin over the databases, and removes those that have expired, so
+//   keys nobody reads still go away. Returns how many it removed.
+// - used_memory() is O(1)-ish: bytes of keys and values (counted by their
+//   allocator) plus slot and index overhead of each database.
+// - One thread owns it (the event loop's). Non-copyable, non-movable.
+//
+//   Store store;
+//   store.db(0).upsert("k", now, created).value.assign("v");
+//   store.active_expire_cycle(now, 10'000);
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+
+#include "kv/keyspace.hpp"
+
+namespace duet::kv {
+
+class Store {
+ public:
+  static constexpr int db_count = 16;
+
+  Store() = default;
+  Store(const Store&) = delete;
+  Store& operator=(const Store&) = delete;
+  Store(Store&&) = delete;
+  Store& operator=(Store&&) = delete;
+  ~Store() = default;
+
+  [[nodiscard]] Keyspace& db(int index) noexcept { return dbs_[static_cast<std::size_t>(index)]; }
+  [[nodiscard]] const Keyspace& db(int index) const noexcept { return dbs_[static_cast<std::size_t>(index)]; }
+  void flush_all();
+  std::size_t active_expire_cycle(std::int64_t now, std::size_t budget);
+
+  [[nodiscard]] std::size_t used_memory() const noexcept;
+  [[nodiscard]] std::uint64_t expired_keys() const noexcept;
+  // xorshift64*: cheap randomness for RANDOMKEY (not for anything secret).
+  [[nodiscard]] std::uint64_t next_random() noexcept;
+
+ private:
+  std::array<Keyspace, db_count> dbs_;
+  std::size_t next_db_ = 0;
+  std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
+};
+
+}  // namespace duet::kv
