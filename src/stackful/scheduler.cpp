@@ -132,6 +132,7 @@ void Scheduler::drop_ref(detail::FiberRecord& fiber) noexcept {
   Stack stack = std::move(fiber.stack_);
   detail::valgrind_deregister(fiber.valgrind_id_);
   fiber.~FiberRecord();
+  detail::asan_unpoison(stack.bottom(), stack.usable_size());
   pool_.release(std::move(stack));
 }
 

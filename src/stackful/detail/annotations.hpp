@@ -27,6 +27,7 @@
 #endif
 
 #if defined(DUET_FIBER_ASAN)
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -41,10 +42,16 @@ inline void asan_finish_switch(void* fake_stack_save, const void** old_bottom = 
                                std::size_t* old_size = nullptr) noexcept {
   __sanitizer_finish_switch_fiber(fake_stack_save, old_bottom, old_size);
 }
+// A fiber that ends by switching away never returns from its last frames, so
+// their redzones stay poisoned; clear them before the stack is reused.
+inline void asan_unpoison(const void* bottom, std::size_t size) noexcept {
+  __asan_unpoison_memory_region(bottom, size);
+}
 #else
 inline constexpr bool asan_enabled = false;
 inline void asan_start_switch(void**, const void*, std::size_t) noexcept {}
 inline void asan_finish_switch(void*, const void** = nullptr, std::size_t* = nullptr) noexcept {}
+inline void asan_unpoison(const void*, std::size_t) noexcept {}
 #endif
 
 // Out of line (annotations.cpp) so <valgrind/valgrind.h> stays out of headers.
