@@ -209,7 +209,8 @@ std::size_t EpollPoller::turn(Clock::time_point deadline) {
   timespec ts{};
   const timespec* wait = nullptr;  // null: block without limit
   if (deadline != Clock::time_point::max()) {
-    const auto left = std::max(deadline - Clock::now(), Clock::duration::zero());
+    const auto now = Clock::now();  // compare first: min() - now would overflow
+    const auto left = deadline <= now ? Clock::duration::zero() : deadline - now;
     const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(left).count();
     ts.tv_sec = static_cast<time_t>(ns / 1'000'000'000);
     ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);

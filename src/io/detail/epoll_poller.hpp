@@ -47,7 +47,6 @@ class EpollPoller final : public Poller {
   void retry(OpQueue& waiters) noexcept;
   void dispatch(const epoll_event& event) noexcept;
   void expire_timers(Clock::time_point now) noexcept;
-  int wait_timeout_ms(Clock::time_point deadline) const noexcept;
   OpQueue& queue_for(IoOp& op) noexcept;
 
   UniqueFd epoll_fd_;

@@ -1,0 +1,57 @@
+// IoAwaiter: submit on suspend, resume from complete_, abandon on destruction.
+#include "task/io_awaiter.hpp"
+
+#include <cerrno>
+
+namespace duet {
+
+IoAwaiter::IoAwaiter(EventLoop& loop, std::stop_token token) noexcept
+    : loop_(&loop), token_(std::move(token)) {
+  op_.context_ = this;
+  op_.complete_ = &IoAwaiter::on_complete;
+}
+
+// A frame destroyed while suspended here: the kernel may still write op_ and the
+// caller's buffer, so do not return before it has let go of both.
+IoAwaiter::~IoAwaiter() { abandon(); }
+
+void IoAwaiter::abandon() noexcept {
+  if (op_.in_flight()) {
+    on_stop_.reset();
+    res_ = loop_->abandon(op_);
+  }
+}
+
+bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
+  if (failed_early_) return false;
+  if (token_.stop_requested()) {
+    res_ = -ECANCELED;
+    return false;
+  }
+  waiter_ = waiter;
+  loop_->submit(op_);
+  // Registered after submit so a stop can always find the op in flight. Safe
+  // against the callback running inside this constructor: not stopped (checked).
+  if (token_.stop_possible()) on_stop_.emplace(token_, Canceller{this});
+  return true;
+}
+
+void IoAwaiter::on_complete(IoOp* op, int res) noexcept {
+  auto* self = static_cast<IoAwaiter*>(op->context_);
+  self->res_ = res;
+  self->on_stop_.reset();
+  self->waiter_.resume();
+}
+
+IoResult<std::size_t> IoAwaiter::size_result() const noexcept {
+  if (res_ < 0) return error_from_res(res_);
+  if (res_ == 0 && op_.len_ > 0) return io_errc::eof;
+  return static_cast<std::size_t>(res_);
+}
+
+IoResult<void> IoAwaiter::void_result() const noexcept {
+  if (res_ < 0) return error_from_res(res_);
+  return {};
+}
+
+}  // namespace duet

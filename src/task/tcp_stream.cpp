@@ -1,0 +1,160 @@
+// TcpStream and the awaiters behind its calls. Sockets are created and accepted
+// non-blocking with CLOEXEC (both backends rely on O_NONBLOCK) and TCP_NODELAY
+// (request/response traffic: Nagle plus delayed ACK would add 40 ms stalls).
+#include "task/tcp_stream.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <cerrno>
+#include <utility>
+
+#include "task/tcp_listener.hpp"
+
+namespace duet {
+
+namespace detail {
+
+namespace {
+void set_nodelay(int fd) noexcept {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+}  // namespace
+
+TransferAwaiter::TransferAwaiter(EventLoop& loop, OpKind kind, int fd, void* data, std::size_t len, int flags,
+                                 std::stop_token token) noexcept
+    : IoAwaiter(loop, std::move(token)) {
+  op_.kind_ = kind;
+  op_.fd_ = fd;
+  op_.buf_ = data;
+  op_.len_ = len;
+  op_.flags_ = flags;
+}
+
+SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::size_t len,
+                               std::stop_token token) noexcept
+    : IoAwaiter(loop, std::move(token)), total_(len) {
+  op_.kind_ = OpKind::send;
+  op_.fd_ = fd;
+  op_.buf_ = const_cast<void*>(data);
+  op_.len_ = len;
+  op_.complete_ = &SendAllAwaiter::on_chunk;
+}
+
+bool SendAllAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
+  if (op_.timeout_.count() > 0) deadline_ = std::chrono::steady_clock::now() + op_.timeout_;
+  return IoAwaiter::await_suspend(waiter);
+}
+
+// Runs on the loop thread for each chunk; resubmits the same op for the rest.
+void SendAllAwaiter::on_chunk(IoOp* op, int res) noexcept {
+  auto* self = static_cast<SendAllAwaiter*>(static_cast<IoAwaiter*>(op->context_));
+  if (res > 0) {
+    self->sent_ += static_cast<std::size_t>(res);
+    if (self->sent_ < self->total_) {
+      op->buf_ = static_cast<char*>(op->buf_) + res;
+      op->len_ = self->total_ - self->sent_;
+      if (op->timeout_.count() > 0) {
+        const auto left = self->deadline_ - std::chrono::steady_clock::now();
+        if (left <= std::chrono::steady_clock::duration::zero()) return on_complete(op, -ETIMEDOUT);
+        op->timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+      }
+      self->loop_->submit(*op);
+      return;
+    }
+  }
+  on_complete(op, res);
+}
+
+IoResult<std::size_t> SendAllAwaiter::await_resume() const noexcept {
+  if (result() < 0) return error_from_res(result());
+  return sent_;
+}
+
+ConnectAwaiter::ConnectAwaiter(EventLoop& loop, const SocketAddress& peer, std::stop_token token) noexcept
+    : IoAwaiter(loop, std::move(token)),
+      peer_(peer),
+      fd_(::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) {
+  if (!fd_) {
+    set_failed(-errno);
+    return;
+  }
+  op_.kind_ = OpKind::connect;
+  op_.fd_ = fd_.get();
+  op_.addr_ = peer_.data();
+  op_.addrlen_ = peer_.size();
+}
+
+ConnectAwaiter::~ConnectAwaiter() {
+  abandon();
+  loop_->close_fd(fd_.release());
+}
+
+IoResult<TcpStream> ConnectAwaiter::await_resume() noexcept {
+  if (result() < 0) return error_from_res(result());
+  set_nodelay(fd_.get());
+  return TcpStream(*loop_, fd_.release());
+}
+
+AcceptAwaiter::AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token token) noexcept
+    : IoAwaiter(loop, std::move(token)) {
+  op_.kind_ = OpKind::accept;
+  op_.fd_ = listen_fd;
+  op_.addr_ = reinterpret_cast<sockaddr*>(&peer_);
+  op_.addrlen_ = sizeof peer_;
+  op_.flags_ = SOCK_NONBLOCK | SOCK_CLOEXEC;
+}
+
+IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {
+  if (result() < 0) return error_from_res(result());
+  set_nodelay(result());
+  return TcpStream(*loop_, result());
+}
+
+}  // namespace detail
+
+TcpStream::TcpStream(TcpStream&& other) noexcept
+    : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)) {}
+
+TcpStream& TcpStream::operator=(TcpStream&& other) noexcept {
+  if (this != &other) {
+    close();
+    loop_ = other.loop_;
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void TcpStream::close() noexcept {
+  if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
+}
+
+IoResult<void> TcpStream::shutdown(int how) noexcept {
+  if (::shutdown(fd_, how) != 0) return std::error_code(errno, std::generic_category());
+  return {};
+}
+
+IoResult<void> TcpStream::set_nodelay(bool on) noexcept {
+  const int value = on ? 1 : 0;
+  if (::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) != 0) {
+    return std::error_code(errno, std::generic_category());
+  }
+  return {};
+}
+
+SocketAddress TcpStream::local_address() const noexcept {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
+}
+
+SocketAddress TcpStream::peer_address() const noexcept {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
+}
+
+}  // namespace duet

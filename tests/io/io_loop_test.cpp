@@ -1,0 +1,239 @@
+// The EventLoop contract itself, with raw IoOps (no coroutines): this is the
+// surface the stackful voice builds on. Every test runs on both backends.
+#include <catch2/catch.hpp>
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <system_error>
+#include <thread>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "io/io_op.hpp"
+#include "io/socket_address.hpp"
+
+using namespace std::chrono_literals;
+using duet::Backend;
+using duet::EventLoop;
+using duet::IoOp;
+using duet::OpKind;
+
+namespace {
+
+// An op that records its result, as a fiber's stack frame would.
+struct RecordingOp : IoOp {
+  bool done = false;
+  int res = 0;
+  RecordingOp() {
+    complete_ = [](IoOp* op, int r) noexcept {
+      auto* self = static_cast<RecordingOp*>(op);
+      self->done = true;
+      self->res = r;
+    };
+  }
+};
+
+void run_until(EventLoop& loop, const RecordingOp& op) {
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (!op.done && std::chrono::steady_clock::now() < give_up) loop.run_once(give_up);
+}
+
+struct SocketPair {
+  int fds[2] = {-1, -1};
+  SocketPair() { REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) == 0); }
+  SocketPair(const SocketPair&) = delete;
+  SocketPair& operator=(const SocketPair&) = delete;
+  SocketPair(SocketPair&&) = delete;
+  SocketPair& operator=(SocketPair&&) = delete;
+  ~SocketPair() {
+    ::close(fds[0]);
+    ::close(fds[1]);
+  }
+};
+
+std::atomic<EventLoop*> signal_loop{nullptr};
+
+}  // namespace
+
+TEST_CASE("a raw op completes through complete_ from run_once, never from submit") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  REQUIRE(::write(pair.fds[1], "hi", 2) == 2);
+  char buf[8] = {};
+  RecordingOp op;
+  op.kind_ = OpKind::recv;
+  op.fd_ = pair.fds[0];
+  op.buf_ = buf;
+  op.len_ = sizeof buf;
+  loop.submit(op);
+  CHECK_FALSE(op.done);
+  CHECK(loop.in_flight() == 1);
+  run_until(loop, op);
+  CHECK(op.res == 2);
+  CHECK(loop.in_flight() == 0);
+}
+
+TEST_CASE("a cancelled raw op completes with ECANCELED") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  char buf[8];
+  RecordingOp op;
+  op.kind_ = OpKind::recv;
+  op.fd_ = pair.fds[0];
+  op.buf_ = buf;
+  op.len_ = sizeof buf;
+  loop.submit(op);
+  loop.run_once();
+  loop.cancel(op);
+  run_until(loop, op);
+  CHECK(op.res == -ECANCELED);
+}
+
+TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  char buf[8];
+  RecordingOp op;
+  op.kind_ = OpKind::recv;
+  op.fd_ = pair.fds[0];
+  op.buf_ = buf;
+  op.len_ = sizeof buf;
+  op.timeout_ = 20ms;
+  const auto start = std::chrono::steady_clock::now();
+  loop.submit(op);
+  run_until(loop, op);
+  CHECK(op.res == -ETIMEDOUT);
+  CHECK(std::chrono::steady_clock::now() - start >= 19ms);
+}
+
+TEST_CASE("abandon returns only once the op is released and skips complete_") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  char buf[8];
+  RecordingOp op;
+  op.kind_ = OpKind::recv;
+  op.fd_ = pair.fds[0];
+  op.buf_ = buf;
+  op.len_ = sizeof buf;
+  loop.submit(op);
+  loop.run_once();
+  CHECK(loop.abandon(op) == -ECANCELED);
+  CHECK_FALSE(op.done);
+  CHECK(loop.in_flight() == 0);
+  loop.run_once();
+  CHECK_FALSE(op.done);
+}
+
+TEST_CASE("a reader and a writer wait on one fd at the same time") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  const int big = 1 << 22;
+  std::vector<char> out(big, 'x');
+  std::vector<char> in(16);
+  RecordingOp reader;
+  reader.kind_ = OpKind::recv;
+  reader.fd_ = pair.fds[0];
+  reader.buf_ = in.data();
+  reader.len_ = in.size();
+  RecordingOp writer;  // far more than the socket buffer: it must wait for space
+  writer.kind_ = OpKind::send;
+  writer.fd_ = pair.fds[0];
+  writer.buf_ = out.data();
+  writer.len_ = out.size();
+  loop.submit(reader);
+  loop.submit(writer);
+  loop.run_once();
+  REQUIRE(::write(pair.fds[1], "ping", 4) == 4);
+  run_until(loop, reader);
+  CHECK(reader.res == 4);
+  std::vector<char> sink(1 << 20);
+  while (!writer.done) {
+    [[maybe_unused]] auto n = ::read(pair.fds[1], sink.data(), sink.size());
+    loop.run_once(std::chrono::steady_clock::now() + 1ms);
+  }
+  CHECK(writer.res > 0);
+}
+
+TEST_CASE("sleep ops fire in deadline order") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  std::vector<int> order;
+  struct Timer : IoOp {
+    std::vector<int>* order = nullptr;
+    int id = 0;
+  };
+  Timer timers[4];
+  const int delays_ms[4] = {40, 10, 30, 20};
+  const auto now = std::chrono::steady_clock::now();
+  for (int i = 0; i < 4; ++i) {
+    timers[i].order = &order;
+    timers[i].id = delays_ms[i];
+    timers[i].kind_ = OpKind::sleep;
+    timers[i].deadline_ = now + std::chrono::milliseconds(delays_ms[i]);
+    timers[i].complete_ = [](IoOp* op, int res) noexcept {
+      auto* t = static_cast<Timer*>(op);
+      if (res == 0) t->order->push_back(t->id);
+    };
+    loop.submit(timers[i]);
+  }
+  const auto give_up = now + 5s;
+  while (order.size() < 4 && std::chrono::steady_clock::now() < give_up) loop.run_once(give_up);
+  CHECK(order == std::vector<int>{10, 20, 30, 40});
+}
+
+TEST_CASE("stop from another thread ends run") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(30ms);
+    loop.stop();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  loop.run();
+  stopper.join();
+  CHECK(std::chrono::steady_clock::now() - start >= 29ms);
+  CHECK_FALSE(loop.stop_requested());
+}
+
+TEST_CASE("stop from a signal handler ends run") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  signal_loop = &loop;
+  struct sigaction action {};
+  action.sa_handler = [](int) { signal_loop.load()->stop(); };
+  struct sigaction previous {};
+  REQUIRE(::sigaction(SIGUSR1, &action, &previous) == 0);
+  const pthread_t self = ::pthread_self();
+  std::thread signaller([self] {
+    std::this_thread::sleep_for(20ms);
+    ::pthread_kill(self, SIGUSR1);
+  });
+  loop.run();
+  signaller.join();
+  ::sigaction(SIGUSR1, &previous, nullptr);
+  signal_loop = nullptr;
+  CHECK_FALSE(loop.stop_requested());
+}
+
+TEST_CASE("an io_uring ring that cannot be set up throws std::system_error") {
+  CHECK_THROWS_AS(EventLoop(Backend::io_uring, duet::LoopOptions{1u << 20}), std::system_error);
+}
+
+TEST_CASE("socket addresses parse IPv4, IPv6 and localhost") {
+  CHECK(duet::SocketAddress::parse("127.0.0.1", 80)->to_string() == "127.0.0.1:80");
+  CHECK(duet::SocketAddress::parse("::1", 80)->to_string() == "[::1]:80");
+  CHECK(duet::SocketAddress::parse("localhost", 7)->family() == AF_INET);
+  CHECK(duet::SocketAddress::parse_endpoint("[::1]:8080")->port() == 8080);
+  CHECK_FALSE(duet::SocketAddress::parse("example.com", 80).has_value());
+  CHECK_FALSE(duet::SocketAddress::parse_endpoint("1.2.3.4:99999").has_value());
+}
