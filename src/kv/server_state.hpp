@@ -57,6 +57,7 @@ class ServerState {
 
   [[nodiscard]] Store& store() noexcept { return store_; }
   [[nodiscard]] ServerConfig& config() noexcept { return config_; }
+  [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
   [[nodiscard]] ServerStats& stats() noexcept { return stats_; }
   [[nodiscard]] ClientRegistry& clients() noexcept { return clients_; }
   [[nodiscard]] bool requires_auth() const noexcept { return !config_.requirepass.empty(); }

@@ -1,0 +1,66 @@
+// duet-kv-stackful: the KV server driven by the stackful voice (fibers with
+// plain blocking calls). Same core, same ServerRuntime as duet-kv-stackless.
+#include <optional>
+#include <stop_token>
+
+#include "kv/server_runtime.hpp"
+#include "kv/session.hpp"
+#include "stackful/scheduler.hpp"
+#include "stackful/sleep.hpp"
+#include "stackful/tcp_listener.hpp"
+
+namespace {
+
+using namespace duet;
+using kv::ServerRuntime;
+
+void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
+  kv::Session session(rt.state(), conn.peer_address().to_string(), conn.local_address().to_string(),
+                      conn.native_handle());
+  for (;;) {
+    if (auto out = session.output(); !out.empty()) {
+      if (!conn.send_all(out, stop)) break;
+      session.consume_output(out.size());
+    }
+    if (session.closing()) break;
+    if (!session.wants_input()) {  // over the output limit: drained, now run the rest
+      session.process();
+      continue;
+    }
+    auto n = conn.recv(session.input_space(), stop);
+    if (!n) break;
+    session.commit_input(*n);
+  }
+  rt.on_disconnect();
+}
+
+void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListener& listener, std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    auto conn = listener.accept(stop);
+    if (!conn) {
+      fiber::sleep_for(rt.on_accept_error(conn.error(), listener.native_handle()), stop);
+    } else if (rt.admit(conn->native_handle())) {
+      scheduler.spawn(serve, std::ref(rt), std::move(*conn), stop).detach();
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ServerRuntime::main(argc, argv, "stackful", [](ServerRuntime& rt) {
+    std::optional<fiber::Scheduler> scheduler;
+    rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
+    auto listener = fiber::TcpListener::bind(rt.listen_address());
+    rt.on_listening(listener.local_address());
+    std::stop_source stop;
+    scheduler->spawn([&] {
+      while (!rt.tick()) fiber::sleep_for(rt.tick_interval());
+      stop.request_stop();  // cancels accept and every connection's pending I/O
+    }).detach();
+    scheduler->spawn([&] { accept_loop(rt, *scheduler, listener, stop.get_token()); }).detach();
+    scheduler->run();
+    rt.on_stopped();
+    return 0;
+  });
+}

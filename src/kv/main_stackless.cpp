@@ -1,0 +1,73 @@
+// duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
+// Everything but the loops below lives in the sans-I/O core and ServerRuntime.
+#include <optional>
+
+#include "kv/server_runtime.hpp"
+#include "kv/session.hpp"
+#include "task/run.hpp"
+#include "task/sleep.hpp"
+#include "task/task_scope.hpp"
+#include "task/tcp_listener.hpp"
+#include "task/tcp_stream.hpp"
+
+namespace {
+
+using namespace duet;
+using kv::ServerRuntime;
+
+Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
+  kv::Session session(rt.state(), conn.peer_address().to_string(), conn.local_address().to_string(),
+                      conn.native_handle());
+  for (;;) {
+    if (auto out = session.output(); !out.empty()) {
+      if (!co_await conn.send_all(out, stop)) break;
+      session.consume_output(out.size());
+    }
+    if (session.closing()) break;
+    if (!session.wants_input()) {  // over the output limit: drained, now run the rest
+      session.process();
+      continue;
+    }
+    auto n = co_await conn.recv(session.input_space(), stop);
+    if (!n) break;
+    session.commit_input(*n);
+  }
+  rt.on_disconnect();
+}
+
+Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope) {
+  while (!scope.stop_token().stop_requested()) {
+    auto conn = co_await listener.accept(scope.stop_token());
+    if (!conn) {
+      co_await sleep_for(loop, rt.on_accept_error(conn.error(), listener.native_handle()), scope.stop_token());
+    } else if (rt.admit(conn->native_handle())) {
+      scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+    }
+  }
+}
+
+Task<void> ticker(ServerRuntime& rt, EventLoop& loop, TaskScope& scope) {
+  while (!rt.tick()) co_await sleep_for(loop, rt.tick_interval());
+  scope.request_stop();  // cancels accept and every connection's pending I/O
+}
+
+Task<void> run_server(ServerRuntime& rt, EventLoop& loop, TcpListener& listener) {
+  TaskScope scope;
+  scope.spawn(ticker(rt, loop, scope));
+  scope.spawn(accept_loop(rt, loop, listener, scope));
+  co_await scope.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
+    std::optional<EventLoop> loop;
+    rt.open_backend([&](Backend b) { loop.emplace(b); });
+    auto listener = TcpListener::bind(*loop, rt.listen_address());
+    rt.on_listening(listener.local_address());
+    run_until_complete(*loop, run_server(rt, *loop, listener));
+    rt.on_stopped();
+    return 0;
+  });
+}

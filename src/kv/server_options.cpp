@@ -1,0 +1,132 @@
+#include "kv/server_options.hpp"
+
+#include <charconv>
+#include <functional>
+
+#include "kv/detail/numbers.hpp"
+
+namespace duet::kv {
+namespace {
+
+bool parse_uint(std::string_view text, std::uint64_t min, std::uint64_t max, std::uint64_t& out) {
+  std::int64_t v = 0;
+  if (!detail::parse_i64(text, v) || v < 0) return false;
+  out = static_cast<std::uint64_t>(v);
+  return out >= min && out <= max;
+}
+
+// Accepts a byte count with an optional k/kb/m/mb/g/gb suffix (Redis's memtoull).
+bool parse_bytes(std::string_view text, std::uint64_t& out) {
+  std::uint64_t mul = 1;
+  auto ends = [&](std::string_view s) {
+    return text.size() > s.size() && text.substr(text.size() - s.size()) == s;
+  };
+  for (auto [suffix, m] : {std::pair{"kb", 1024ull}, {"mb", 1024ull << 10}, {"gb", 1024ull << 20},
+                           {"k", 1000ull}, {"m", 1000000ull}, {"g", 1000000000ull}}) {
+    if (ends(suffix)) {
+      mul = m;
+      text.remove_suffix(std::string_view(suffix).size());
+      break;
+    }
+  }
+  return parse_uint(text, 1, UINT64_MAX / mul, out) && (out *= mul, true);
+}
+
+using Setter = std::function<bool(ServerOptions&, std::string_view)>;
+
+struct Flag {
+  std::string_view name;
+  std::string_view allowed;  // for the error message
+  Setter set;
+};
+
+const Flag flags[] = {
+    {"port", "an integer 0..65535 (0 picks a free port)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 0, 65535, n) && (o.config.port = static_cast<int>(n), true);
+     }},
+    {"bind", "a numeric IPv4/IPv6 address or localhost",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.config.bind.assign(v), true); }},
+    {"backend", "io_uring or epoll",
+     [](ServerOptions& o, std::string_view v) {
+       auto b = parse_backend(v);
+       return b.has_value() && (o.backend = *b, true);
+     }},
+    {"maxclients", "an integer >= 1",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 1, 1000000, n) && (o.config.maxclients = n, true);
+     }},
+    {"requirepass", "any password (empty disables AUTH)",
+     [](ServerOptions& o, std::string_view v) { return o.config.requirepass.assign(v), true; }},
+    {"proto-max-bulk-len", "a size >= 1mb, e.g. 536870912 or 512mb",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_bytes(v, n) && n >= 1024 * 1024 && (o.config.proto_max_bulk_len = n, true);
+     }},
+    {"loglevel", "debug, verbose, notice or warning",
+     [](ServerOptions& o, std::string_view v) {
+       bool ok = v == "debug" || v == "verbose" || v == "notice" || v == "warning";
+       return ok && (o.config.loglevel.assign(v), true);
+     }},
+    {"hz", "an integer 1..500 (active expiry cycles per second)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 1, 500, n) && (o.config.hz = static_cast<int>(n), true);
+     }},
+};
+
+}  // namespace
+
+std::optional<ServerOptions> parse_server_options(int argc, const char* const* argv, std::string& error) {
+  ServerOptions options;
+  for (int i = 1; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      options.help = true;
+      continue;
+    }
+    if (arg.substr(0, 2) != "--") return error = "unexpected argument '" + std::string(arg) + "' (see --help)", std::nullopt;
+    arg.remove_prefix(2);
+    std::optional<std::string_view> value;
+    if (auto eq = arg.find('='); eq != std::string_view::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    const Flag* flag = nullptr;
+    for (const Flag& f : flags) flag = f.name == arg ? &f : flag;
+    if (flag == nullptr) return error = "unknown option --" + std::string(arg) + " (see --help)", std::nullopt;
+    if (!value && i + 1 >= argc) return error = "option --" + std::string(arg) + " needs a value", std::nullopt;
+    if (!value) value = argv[++i];
+    if (!flag->set(options, *value)) {
+      error = "invalid value '" + std::string(*value) + "' for --" + std::string(arg) + ": expected " +
+              std::string(flag->allowed);
+      return std::nullopt;
+    }
+  }
+  options.config.backend = std::string(backend_name(options.backend));
+  return options;
+}
+
+std::string usage(std::string_view program) {
+  std::string text = "Usage: " + std::string(program) + " [options]\n\n";
+  text +=
+      "A Redis-protocol key-value server (RESP2; redis-cli, redis-benchmark and\n"
+      "hiredis work unchanged).\n\n"
+      "Options:\n"
+      "  --port N                 TCP port (default 6380; 0 picks a free one)\n"
+      "  --bind ADDR              address to listen on (default 127.0.0.1)\n"
+      "  --backend io_uring|epoll I/O backend (default io_uring; falls back to epoll\n"
+      "                           with a log line when io_uring is unavailable)\n"
+      "  --maxclients N           connected clients allowed (default 10000)\n"
+      "  --requirepass PASS       require AUTH PASS before other commands\n"
+      "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
+      "  --loglevel LEVEL         debug, verbose, notice (default) or warning\n"
+      "  --hz N                   active expiry cycles per second (default 10)\n"
+      "  --help                   this text\n\n"
+      "Stop it with Ctrl-C, SIGTERM or the SHUTDOWN command.\n";
+  return text;
+}
+
+}  // namespace duet::kv

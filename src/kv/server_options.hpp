@@ -1,0 +1,34 @@
+// duet::kv::ServerOptions — the executables' command line.
+//
+// Contract
+// - parse_server_options(argc, argv) reads --port, --bind, --backend,
+//   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help
+//   (each as "--flag value" or "--flag=value") and validates every value. On a
+//   bad flag it returns an error message naming the flag, the value and what
+//   is allowed; nothing is printed and nothing exits here.
+// - usage(program) is the --help text. Pure functions; any thread.
+//
+//   std::string error;
+//   auto options = parse_server_options(argc, argv, error);
+//   if (!options) { std::fprintf(stderr, "%s\n", error.c_str()); return 2; }
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "io/backend.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+struct ServerOptions {
+  ServerConfig config;
+  Backend backend = Backend::io_uring;
+  bool help = false;
+};
+
+[[nodiscard]] std::optional<ServerOptions> parse_server_options(int argc, const char* const* argv, std::string& error);
+[[nodiscard]] std::string usage(std::string_view program);
+
+}  // namespace duet::kv

@@ -1,0 +1,144 @@
+#include "kv/server_runtime.hpp"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace duet::kv {
+namespace {
+
+std::atomic<int> g_stop_signal{0};
+
+extern "C" void on_stop_signal(int signo) { g_stop_signal.store(signo, std::memory_order_relaxed); }
+
+void install_signal_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+}
+
+constexpr std::string_view maxclients_error = "-ERR max number of clients reached\r\n";
+
+}  // namespace
+
+int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Body& body) {
+  std::string program = argc > 0 ? argv[0] : "duet-kv";
+  std::string error;
+  auto options = parse_server_options(argc, argv, error);
+  if (!options) {
+    std::fprintf(stderr, "%s: %s\n", program.c_str(), error.c_str());
+    return 2;
+  }
+  if (options->help) {
+    std::fputs(usage(program).c_str(), stdout);
+    return 0;
+  }
+  options->config.voice = std::string(voice);
+  install_signal_handlers();
+  try {
+    ServerRuntime runtime(std::move(*options));
+    return body(runtime);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s: fatal: %s\n", program.c_str(), e.what());
+    return 1;
+  }
+}
+
+ServerRuntime::ServerRuntime(ServerOptions options)
+    : options_(std::move(options)), state_(options_.config), log_(state_.config()) {
+  spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+}
+
+ServerRuntime::~ServerRuntime() {
+  if (spare_fd_ >= 0) ::close(spare_fd_);
+}
+
+void ServerRuntime::open_backend(const std::function<void(Backend)>& open) {
+  Backend backend = options_.backend;
+  try {
+    open(backend);
+  } catch (const std::system_error& e) {
+    if (backend != Backend::io_uring) throw;
+    log_.write(LogLevel::warning, std::string("io_uring unavailable (") + e.what() + "), falling back to epoll");
+    backend = Backend::epoll;
+    open(backend);
+  }
+  state_.config().backend = std::string(backend_name(backend));
+}
+
+SocketAddress ServerRuntime::listen_address() const {
+  const ServerConfig& c = state_.config();
+  auto addr = SocketAddress::parse(c.bind, static_cast<std::uint16_t>(c.port));
+  if (!addr) throw std::invalid_argument("invalid --bind address '" + c.bind + "'");
+  return *addr;
+}
+
+void ServerRuntime::on_listening(const SocketAddress& local) {
+  state_.config().port = local.port();
+  log_.write(LogLevel::notice, "duet-kv (" + state_.config().voice + ", " + state_.config().backend +
+                                   ") listening on " + local.to_string());
+  log_.write(LogLevel::notice, "Ready to accept connections tcp");
+}
+
+bool ServerRuntime::admit(int fd) {
+  ++state_.stats().connections_received;
+  if (connections_ >= state_.config().maxclients) {
+    ++state_.stats().rejected_connections;
+    // Best effort, like Redis: a fresh socket's send buffer takes these few bytes.
+    [[maybe_unused]] auto n = ::send(fd, maxclients_error.data(), maxclients_error.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+    return false;
+  }
+  ++connections_;
+  return true;
+}
+
+std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, int listen_fd) {
+  using std::chrono::milliseconds;
+  if (error != std::errc::too_many_files_open && error != std::errc::too_many_files_open_in_system) {
+    if (error != std::errc::operation_canceled) log_.write(LogLevel::verbose, "accept: " + error.message());
+    return milliseconds(0);
+  }
+  // Out of fds: a level-triggered listener would report the same pending
+  // connection forever. Free the spare fd, accept and drop the connection, and
+  // take the spare back; then back off briefly.
+  if (spare_fd_ >= 0) {
+    ::close(spare_fd_);
+    int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd >= 0) ::close(fd);
+    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  std::int64_t now = ServerState::system_now_ms();
+  if (now - last_emfile_log_ms_ >= 1000) {
+    last_emfile_log_ms_ = now;
+    log_.write(LogLevel::warning, "accept: " + error.message() + " (raise ulimit -n); dropping new connections");
+  }
+  return milliseconds(50);
+}
+
+bool ServerRuntime::tick() {
+  // Budget: up to 10k volatile keys per tick (100k/s at hz 10), like Redis's
+  // "fast" effort; the cycle is O(budget) so it never stalls the loop.
+  state_.store().active_expire_cycle(state_.now_ms(), 10'000);
+  return g_stop_signal.load(std::memory_order_relaxed) != 0 || state_.shutdown_requested();
+}
+
+std::chrono::milliseconds ServerRuntime::tick_interval() const noexcept {
+  return std::chrono::milliseconds(1000 / state_.config().hz);
+}
+
+void ServerRuntime::on_stopped() {
+  int signo = g_stop_signal.load(std::memory_order_relaxed);
+  std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
+  log_.write(LogLevel::warning, "Received " + why + ", shutting down; bye bye");
+}
+
+}  // namespace duet::kv

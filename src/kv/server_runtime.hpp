@@ -1,0 +1,75 @@
+// duet::kv::ServerRuntime — everything the two executables share, so that each
+// driver is only its voice's accept loop and `recv → session.feed → send`.
+//
+// Contract
+// - main() parses the flags (exit 2 with a message on a bad one, 0 after
+//   --help), ignores SIGPIPE, turns SIGINT/SIGTERM into a stop request, runs the
+//   driver's body and reports an escaping exception (exit 1).
+// - open_backend(open) calls open(backend); if io_uring cannot be had (open
+//   throws std::system_error) it logs why and calls open(Backend::epoll).
+// - admit(fd) enforces --maxclients: past it, it writes Redis's error to fd and
+//   returns false (the caller closes fd); every admitted connection must end
+//   with on_disconnect().
+// - on_accept_error() handles accept failures without spinning: on EMFILE/ENFILE
+//   it frees a reserved fd to accept and close the pending connection (so the
+//   client is told rather than left hanging) and asks for a short back-off.
+// - tick() is the timer body: one active-expiry cycle; returns true once a
+//   signal or SHUTDOWN asked the server to stop. Call it every tick_interval().
+// - The server's thread only, except the signal handler (an atomic store).
+//
+//   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
+//     std::optional<EventLoop> loop;
+//     rt.open_backend([&](Backend b) { loop.emplace(b); });
+//     ...accept loop, ticker...
+//     return 0;
+//   });
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <string_view>
+#include <system_error>
+
+#include "io/backend.hpp"
+#include "io/socket_address.hpp"
+#include "kv/server_log.hpp"
+#include "kv/server_options.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+class ServerRuntime {
+ public:
+  using Body = std::function<int(ServerRuntime&)>;
+  static int main(int argc, char** argv, std::string_view voice, const Body& body);
+
+  explicit ServerRuntime(ServerOptions options);
+  ServerRuntime(const ServerRuntime&) = delete;
+  ServerRuntime& operator=(const ServerRuntime&) = delete;
+  ~ServerRuntime();
+
+  [[nodiscard]] ServerState& state() noexcept { return state_; }
+  [[nodiscard]] const ServerLog& log() const noexcept { return log_; }
+
+  void open_backend(const std::function<void(Backend)>& open);
+  [[nodiscard]] SocketAddress listen_address() const;  // throws std::invalid_argument on a bad --bind
+  void on_listening(const SocketAddress& local);
+
+  [[nodiscard]] bool admit(int fd);
+  void on_disconnect() noexcept { --connections_; }
+  [[nodiscard]] std::chrono::milliseconds on_accept_error(std::error_code error, int listen_fd);
+
+  [[nodiscard]] bool tick();
+  [[nodiscard]] std::chrono::milliseconds tick_interval() const noexcept;
+  void on_stopped();
+
+ private:
+  ServerOptions options_;
+  ServerState state_;
+  ServerLog log_;
+  std::size_t connections_ = 0;
+  int spare_fd_ = -1;  // reserved for the EMFILE dance
+  std::int64_t last_emfile_log_ms_ = 0;
+};
+
+}  // namespace duet::kv
