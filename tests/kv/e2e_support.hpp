@@ -1,0 +1,191 @@
+// End-to-end test support: start a duet-kv executable on a free loopback port
+// and talk to it over raw sockets or through redis-cli.
+#pragma once
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+extern char** environ;
+
+namespace kve2e {
+
+// A server process; the destructor stops it with SIGTERM.
+class ServerProcess {
+ public:
+  ServerProcess(const std::string& exe, const std::string& backend, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {exe, "--port", "0", "--backend", backend};
+    args.insert(args.end(), extra.begin(), extra.end());
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    int out[2];
+    if (::pipe(out) != 0) throw std::runtime_error("pipe");
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out[0]);
+    if (posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+      throw std::runtime_error("cannot start " + exe);
+    }
+    posix_spawn_file_actions_destroy(&actions);
+    ::close(out[1]);
+    log_ = ::fdopen(out[0], "r");
+    read_port();
+  }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+  ~ServerProcess() {
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      wait_exit();
+    }
+    if (log_ != nullptr) std::fclose(log_);
+  }
+
+  [[nodiscard]] int port() const noexcept { return port_; }
+  [[nodiscard]] const std::string& log_text() const noexcept { return log_text_; }
+
+  int terminate() {
+    if (pid_ > 0) ::kill(pid_, SIGTERM);
+    return wait_exit();
+  }
+
+  // Waits for the process to exit (up to `timeout`); returns its exit status or -1.
+  int wait_exit(std::chrono::milliseconds timeout = std::chrono::milliseconds(5000)) {
+    auto deadline = std::chrono::steady_clock::now() + timeout;
+    while (pid_ > 0) {
+      int status = 0;
+      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
+        pid_ = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        ::kill(pid_, SIGKILL);
+        ::waitpid(pid_, &status, 0);
+        pid_ = -1;
+        return -1;
+      }
+      ::usleep(10'000);
+    }
+    return -1;
+  }
+
+ private:
+  void read_port() {
+    char line[512];
+    while (std::fgets(line, sizeof(line), log_) != nullptr) {
+      log_text_ += line;
+      std::string s(line);
+      auto at = s.find("listening on 127.0.0.1:");
+      if (at != std::string::npos) {
+        port_ = std::atoi(s.c_str() + at + 23);
+        return;
+      }
+    }
+    throw std::runtime_error("server did not start: " + log_text_);
+  }
+
+  pid_t pid_ = -1;
+  FILE* log_ = nullptr;
+  std::string log_text_;
+  int port_ = 0;
+};
+
+// A blocking loopback client with timeouts.
+class Client {
+ public:
+  explicit Client(int port) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<std::uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) throw std::runtime_error("connect");
+    int one = 1;
+    ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  }
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+  ~Client() { ::close(fd_); }
+
+  void send(std::string_view data) {
+    while (!data.empty()) {
+      ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
+      if (n <= 0) throw std::runtime_error("send failed");
+      data.remove_prefix(static_cast<std::size_t>(n));
+    }
+  }
+  // Reads until `n` bytes arrived (or timeout / close): returns what arrived.
+  std::string read_exact(std::size_t n, int timeout_ms = 10000) {
+    std::string out;
+    out.reserve(n);
+    char buf[1 << 16];
+    while (out.size() < n) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, timeout_ms) <= 0) break;
+      ssize_t r = ::recv(fd_, buf, std::min(sizeof(buf), n - out.size()), 0);
+      if (r <= 0) {
+        closed_ = true;
+        break;
+      }
+      out.append(buf, static_cast<std::size_t>(r));
+    }
+    return out;
+  }
+  // Reads whatever arrives until the peer closes or `quiet_ms` pass without data.
+  std::string read_available(int quiet_ms = 300) {
+    std::string out;
+    char buf[4096];
+    for (;;) {
+      pollfd p{fd_, POLLIN, 0};
+      if (::poll(&p, 1, quiet_ms) <= 0) break;
+      ssize_t r = ::recv(fd_, buf, sizeof(buf), 0);
+      if (r <= 0) {
+        closed_ = true;
+        break;
+      }
+      out.append(buf, static_cast<std::size_t>(r));
+    }
+    return out;
+  }
+  std::string call(std::string_view request, std::size_t reply_size) {
+    send(request);
+    return read_exact(reply_size);
+  }
+  [[nodiscard]] bool closed() const noexcept { return closed_; }
+
+ private:
+  int fd_ = -1;
+  bool closed_ = false;
+};
+
+// Runs redis-cli (in its tty format: --no-raw) with `args` against `port`; returns its stdout.
+inline std::string redis_cli(int port, const std::string& args) {
+  std::string cmd = "redis-cli --no-raw -p " + std::to_string(port) + " " + args + " 2>&1";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  if (p == nullptr) return {};
+  std::string out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+inline bool have_redis_cli() { return std::system("command -v redis-cli >/dev/null 2>&1") == 0; }
+
+}  // namespace kve2e

@@ -1,0 +1,207 @@
+// End to end over loopback: both executables on both backends, spoken to with
+// raw sockets and the real redis-cli. The executables come from the
+// environment (DUET_KV_STACKLESS, DUET_KV_STACKFUL; set by meson test).
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "e2e_support.hpp"
+#include "kv_test_util.hpp"
+
+using kve2e::Client;
+using kve2e::ServerProcess;
+using kvtest::resp;
+
+namespace {
+
+struct Target {
+  std::string exe;
+  std::string backend;
+};
+
+Target pick_target() {
+  const char* env = nullptr;
+  std::string voice = GENERATE(as<std::string>{}, "DUET_KV_STACKLESS", "DUET_KV_STACKFUL");
+  std::string backend = GENERATE(as<std::string>{}, "io_uring", "epoll");
+  env = std::getenv(voice.c_str());
+  if (env == nullptr) FAIL("set " << voice << " to the executable's path (meson test does)");
+  return {env, backend};
+}
+
+}  // namespace
+
+TEST_CASE("redis-cli talks to the server", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  if (!kve2e::have_redis_cli()) {
+    WARN("redis-cli not found (apt-get install redis-tools): skipped");
+    return;
+  }
+  ServerProcess server(t.exe, t.backend);
+  CHECK(kve2e::redis_cli(server.port(), "SET greeting 'hello world'") == "OK\n");
+  CHECK(kve2e::redis_cli(server.port(), "GET greeting") == "\"hello world\"\n");
+  CHECK(kve2e::redis_cli(server.port(), "MOD greeting hi") == "OK\n");
+  CHECK(kve2e::redis_cli(server.port(), "EXIST greeting") == "(integer) 1\n");
+  CHECK(kve2e::redis_cli(server.port(), "INCR n") == "(integer) 1\n");
+  CHECK(kve2e::redis_cli(server.port(), "GET nothing") == "(nil)\n");
+  CHECK(kve2e::redis_cli(server.port(), "FOO") ==
+        "(error) ERR unknown command 'FOO', with args beginning with: \n");
+  std::string info = kve2e::redis_cli(server.port(), "INFO server");
+  CHECK(info.find("duet_backend:" + t.backend) != std::string::npos);
+}
+
+TEST_CASE("10,000 pipelined commands all get their replies in order", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client c(server.port());
+  std::string request;
+  std::string expected;
+  for (int i = 0; i < 5000; ++i) {
+    std::string v = std::to_string(i);
+    request += resp({"SET", "key:" + v, v});
+    expected += "+OK\r\n";
+  }
+  for (int i = 0; i < 5000; ++i) {
+    std::string v = std::to_string(i);
+    request += resp({"GET", "key:" + v});
+    expected += "$" + std::to_string(v.size()) + "\r\n" + v + "\r\n";
+  }
+  std::thread writer([&] { c.send(request); });
+  std::string got = c.read_exact(expected.size());
+  writer.join();
+  CHECK(got == expected);
+}
+
+TEST_CASE("a 100 MiB value goes in and comes back intact", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client c(server.port());
+  std::string value(100 << 20, '\0');
+  for (std::size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + i % 26);
+  std::thread writer([&] { c.send(resp({"SET", "big", value})); });
+  CHECK(c.read_exact(5) == "+OK\r\n");
+  writer.join();
+  CHECK(c.call(resp({"STRLEN", "big"}), 12) == ":104857600\r\n");
+  c.send(resp({"GET", "big"}));
+  std::string header = "$104857600\r\n";
+  std::string got = c.read_exact(header.size() + value.size() + 2, 30000);
+  REQUIRE(got.size() == header.size() + value.size() + 2);
+  CHECK(got.compare(0, header.size(), header) == 0);
+  CHECK(got.compare(header.size(), value.size(), value) == 0);
+}
+
+TEST_CASE("bad input gets Redis's exact replies and connection behaviour", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {"--proto-max-bulk-len", "1mb"});
+  struct Case {
+    std::string input;
+    std::string reply;
+    bool closes;
+  };
+  const Case cases[] = {
+      {"*x\r\n", "-ERR Protocol error: invalid multibulk length\r\n", true},
+      {"*2\r\nx\r\n", "-ERR Protocol error: expected '$', got 'x'\r\n", true},
+      {"*1\r\n$-1\r\n", "-ERR Protocol error: invalid bulk length\r\n", true},
+      {"*1\r\n$1048577\r\n", "-ERR Protocol error: invalid bulk length\r\n", true},
+      {"\"abc\n", "-ERR Protocol error: unbalanced quotes in request\r\n", true},
+      {std::string(70000, 'a'), "-ERR Protocol error: too big inline request\r\n", true},
+      {"*" + std::string(70000, '1'), "-ERR Protocol error: too big mbulk count string\r\n", true},
+      {"PING\r\n*x\r\nPING\r\n", "+PONG\r\n-ERR Protocol error: invalid multibulk length\r\n", true},
+      {"foo bar\r\n", "-ERR unknown command 'foo', with args beginning with: 'bar' \r\n", false},
+      {"get\r\n", "-ERR wrong number of arguments for 'get' command\r\n", false},
+      {"set k v nx xx\r\n", "-ERR syntax error\r\n", false},
+      {"incrby k x\r\n", "-ERR value is not an integer or out of range\r\n", false},
+      {"hello 3\r\n", "-NOPROTO unsupported protocol version\r\n", false},
+      {"*0\r\n*-1\r\n\r\nPING\r\n", "+PONG\r\n", false},
+      {"QUIT\r\nPING\r\n", "+OK\r\n", true},
+  };
+  for (const Case& k : cases) {
+    INFO("input: " << k.input.substr(0, 40));
+    Client c(server.port());
+    c.send(k.input);
+    CHECK(c.read_exact(k.reply.size()) == k.reply);
+    std::string rest = c.read_available(k.closes ? 2000 : 200);
+    CHECK(rest.empty());
+    CHECK(c.closed() == k.closes);
+  }
+}
+
+TEST_CASE("a PX 100 key is gone shortly after, even untouched", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client c(server.port());
+  CHECK(c.call(resp({"SET", "k", "v", "PX", "100"}), 5) == "+OK\r\n");
+  CHECK(c.call(resp({"DBSIZE"}), 4) == ":1\r\n");
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  CHECK(c.call(resp({"DBSIZE"}), 4) == ":0\r\n");  // DBSIZE does not touch the key
+  c.send(resp({"INFO", "stats"}));
+  std::string stats = c.read_available();
+  CHECK(stats.find("expired_keys:1") != std::string::npos);
+}
+
+TEST_CASE("AUTH is required with --requirepass", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {"--requirepass", "s3cret"});
+  Client c(server.port());
+  CHECK(c.call(resp({"GET", "k"}), 34) == "-NOAUTH Authentication required.\r\n");
+  std::string wrong = "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
+  CHECK(c.call(resp({"AUTH", "nope"}), wrong.size()) == wrong);
+  CHECK(c.call(resp({"AUTH", "s3cret"}), 5) == "+OK\r\n");
+  CHECK(c.call(resp({"GET", "k"}), 5) == "$-1\r\n");
+  if (kve2e::have_redis_cli()) CHECK(kve2e::redis_cli(server.port(), "-a s3cret --no-auth-warning PING") == "PONG\n");
+}
+
+TEST_CASE("--maxclients refuses the connection after the limit", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {"--maxclients", "2"});
+  Client a(server.port());
+  Client b(server.port());
+  CHECK(a.call(resp({"PING"}), 7) == "+PONG\r\n");
+  CHECK(b.call(resp({"PING"}), 7) == "+PONG\r\n");
+  Client c(server.port());
+  std::string refused = "-ERR max number of clients reached\r\n";
+  CHECK(c.read_exact(refused.size()) == refused);
+  c.read_available(2000);
+  CHECK(c.closed());
+}
+
+TEST_CASE("SELECT isolates databases between clients", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client a(server.port());
+  Client b(server.port());
+  CHECK(a.call(resp({"SELECT", "1"}), 5) == "+OK\r\n");
+  CHECK(a.call(resp({"SET", "k", "one"}), 5) == "+OK\r\n");
+  CHECK(b.call(resp({"GET", "k"}), 5) == "$-1\r\n");
+  CHECK(b.call(resp({"SELECT", "1"}), 5) == "+OK\r\n");
+  CHECK(b.call(resp({"GET", "k"}), 9) == "$3\r\none\r\n");
+}
+
+TEST_CASE("SHUTDOWN and SIGTERM stop the server cleanly", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  {
+    ServerProcess server(t.exe, t.backend);
+    Client idle(server.port());  // an open connection must not hold the shutdown
+    Client c(server.port());
+    c.send(resp({"SHUTDOWN"}));
+    CHECK(c.read_available(3000).empty());
+    CHECK(c.closed());
+    CHECK(server.wait_exit() == 0);
+  }
+  {
+    ServerProcess server(t.exe, t.backend);
+    Client idle(server.port());
+    CHECK(idle.call(resp({"PING"}), 7) == "+PONG\r\n");
+    CHECK(server.terminate() == 0);
+    idle.read_available(2000);
+    CHECK(idle.closed());
+  }
+}
