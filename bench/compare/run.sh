@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One command for the KV side-by-side benchmark (see docs/BENCHMARKS.md):
+#   bench/compare/run.sh [--reps N] [--quick] [--only a,b] [--out DIR]
+# Builds duet in release mode (build-release/), then runs side_by_side.py:
+# duet-kv-stackless and duet-kv-stackful on io_uring and epoll, the thread-per-
+# connection and callback-reactor baselines, Debian's redis-server, and the two
+# floor servers, alternated across repetitions, server and client pinned apart.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+command -v redis-benchmark >/dev/null || { echo "run.sh: needs redis-tools and redis-server (./dev.sh installs them)" >&2; exit 1; }
+[[ -d build-release ]] || meson setup build-release --buildtype=release -Dtests=false -Dexamples=false
+ninja -C build-release
+exec python3 bench/compare/side_by_side.py --build build-release "$@"

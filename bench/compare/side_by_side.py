@@ -1,0 +1,231 @@
+#!/usr/bin/env python3
+"""Side-by-side KV benchmark: duet's voices and backends, two baselines, Redis.
+
+Starts each server configuration in turn (A B C D ... R, then again, so slow
+drift of a shared machine spreads over all of them), drives the same workloads
+against each with the client pinned to one core and the server to the other,
+and records throughput, latency percentiles, server CPU time per request,
+resident memory after the load and per idle connection. Writes every raw
+sample to results.json, medians (with min/max) to results.md, and bar charts
+to chart.svg. Called by bench/compare/run.sh, which builds first.
+"""
+import argparse
+import csv
+import io
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+import chart
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+SERVER_CPU, CLIENT_CPU = "0", "1"
+
+
+def configurations(build, port):
+    kv = f"{build}/src/kv"
+    base = f"{build}/bench/baselines"
+    duet_flags = ["--port", str(port), "--maxclients", "12000", "--loglevel", "warning"]
+    return {
+        "stackless/io_uring": [f"{kv}/duet-kv-stackless", "--backend", "io_uring", *duet_flags],
+        "stackless/epoll": [f"{kv}/duet-kv-stackless", "--backend", "epoll", *duet_flags],
+        "stackful/io_uring": [f"{kv}/duet-kv-stackful", "--backend", "io_uring", *duet_flags],
+        "stackful/epoll": [f"{kv}/duet-kv-stackful", "--backend", "epoll", *duet_flags],
+        "threads": [f"{base}/kv_threads", *duet_flags],
+        "reactor": [f"{base}/kv_reactor", *duet_flags],
+        "redis": ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no",
+                  "--maxclients", "12000", "--loglevel", "warning"],
+        "floor/epoll": [f"{build}/bench/floor/floor_epoll", "--port", str(port)],
+        "floor/io_uring": [f"{build}/bench/floor/floor_uring", "--port", str(port)],
+    }
+
+
+def workloads(quick):
+    """(name, redis-benchmark arguments, request count). SET runs before GET so GETs hit."""
+    scale = 0.1 if quick else 1.0
+    out = []
+    for pipeline in (1, 16):
+        n = int((100_000 if pipeline == 1 else 1_000_000) * scale)
+        out.append((f"ping P{pipeline}", ["-t", "ping_inline", "-P", str(pipeline)], n))
+        for size in (3, 1024):
+            for test in ("set", "get"):
+                args = ["-t", test, "-P", str(pipeline), "-d", str(size), "-r", "100000"]
+                out.append((f"{test} {size}B P{pipeline}", args, n))
+    return out
+
+
+class Server:
+    """A server process pinned to SERVER_CPU, with /proc readings."""
+
+    def __init__(self, argv, port):
+        self.port = port
+        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *argv],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"{argv[0]} exited: {self.proc.stderr.read().decode()}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                return
+            except OSError:
+                time.sleep(0.05)
+        self.stop()
+        raise RuntimeError(f"{argv[0]} did not listen on {port}")
+
+    def cpu_seconds(self):
+        with open(f"/proc/{self.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK  # utime + stime, all threads
+
+    def rss_bytes(self):
+        with open(f"/proc/{self.proc.pid}/statm") as f:
+            return int(f.read().split()[1]) * PAGE
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def redis_benchmark(port, args, n, clients=50):
+    cmd = ["taskset", "-c", CLIENT_CPU, "redis-benchmark", "-p", str(port), "-c", str(clients),
+           "-n", str(n), "--csv", *args]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
+    rows = list(csv.DictReader(io.StringIO(out)))
+    if not rows:
+        raise RuntimeError(f"no result from {' '.join(cmd)}")
+    row = rows[-1]
+    return {"rps": float(row["rps"]), "p50_ms": float(row["p50_latency_ms"]),
+            "p99_ms": float(row["p99_latency_ms"]), "max_ms": float(row["max_latency_ms"])}
+
+
+def measure(server, port, args, n):
+    cpu0, t0 = server.cpu_seconds(), time.time()
+    sample = redis_benchmark(port, args, n)
+    sample["seconds"] = time.time() - t0
+    sample["server_cpu_us_per_req"] = (server.cpu_seconds() - cpu0) * 1e6 / n
+    return sample
+
+
+def idle_connection_bytes(server, port, count):
+    """Resident bytes the server adds per connected, once-used, idle client."""
+    before = server.rss_bytes()
+    conns = []
+    try:
+        for _ in range(count):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(b"PING\r\n")
+            conns.append(s)
+        for s in conns:
+            s.settimeout(10)
+            if not s.recv(64).startswith(b"+PONG"):
+                raise RuntimeError("no +PONG on an idle connection")
+        time.sleep(0.2)
+        return (server.rss_bytes() - before) / count
+    finally:
+        for s in conns:
+            s.close()
+
+
+def run_config(name, argv, port, loads, idle):
+    server = Server(argv, port)
+    samples = {}
+    try:
+        for load_name, args, n in loads:
+            if name.startswith("floor") and not load_name.startswith("ping"):
+                continue
+            samples[load_name] = measure(server, port, args, n)
+        rss_after = server.rss_bytes()
+        per_idle = idle_connection_bytes(server, port, idle) if idle and not name.startswith("floor") else None
+    finally:
+        server.stop()
+    return {"workloads": samples, "rss_after_load": rss_after, "idle_bytes_per_conn": per_idle}
+
+
+def median_table(results, loads, names):
+    lines = ["| workload | configuration | req/s (median, min–max) | p50 ms | p99 ms | "
+             "server CPU µs/req | × redis CPU | × floor CPU |", "|---|---|---|---|---|---|---|---|"]
+    for load_name, _, _ in loads:
+        per_cfg = {}
+        for name in names:
+            reps = [r[name]["workloads"][load_name] for r in results if load_name in r[name]["workloads"]]
+            if reps:
+                per_cfg[name] = reps
+        def med(name, key):
+            return statistics.median(s[key] for s in per_cfg[name])
+        floor = min((med(n, "server_cpu_us_per_req") for n in per_cfg if n.startswith("floor")), default=None)
+        redis = med("redis", "server_cpu_us_per_req") if "redis" in per_cfg else None
+        for name, reps in per_cfg.items():
+            rps = [s["rps"] for s in reps]
+            cpu = med(name, "server_cpu_us_per_req")
+            vs_redis = f"{cpu / redis:.2f}" if redis else "-"
+            vs_floor = f"{cpu / floor:.2f}" if floor else "-"
+            lines.append(f"| {load_name} | {name} | {statistics.median(rps):,.0f} "
+                         f"({min(rps):,.0f}–{max(rps):,.0f}) | {med(name, 'p50_ms'):.3f} | "
+                         f"{med(name, 'p99_ms'):.3f} | {cpu:.2f} | {vs_redis} | {vs_floor} |")
+    return lines
+
+
+def memory_table(results, names):
+    lines = ["| configuration | RSS after load (MiB) | bytes per idle connection |", "|---|---|---|"]
+    for name in names:
+        rss = statistics.median(r[name]["rss_after_load"] for r in results) / 2**20
+        idle = [r[name]["idle_bytes_per_conn"] for r in results if r[name]["idle_bytes_per_conn"] is not None]
+        lines.append(f"| {name} | {rss:.1f} | {statistics.median(idle):,.0f} |" if idle else f"| {name} | {rss:.1f} | - |")
+    return lines
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--build", default="build-release")
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--port", type=int, default=6391)
+    ap.add_argument("--idle", type=int, default=10_000, help="idle connections for the memory run (0: skip)")
+    ap.add_argument("--only", default="", help="comma-separated configuration names")
+    ap.add_argument("--quick", action="store_true", help="a tenth of the requests, for a smoke run")
+    opts = ap.parse_args()
+    if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000:
+        ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000")
+
+    configs = configurations(opts.build, opts.port)
+    names = [n for n in configs if not opts.only or n in opts.only.split(",")]
+    missing = [n for n in names if n != "redis" and not os.access(configs[n][0], os.X_OK)]
+    if missing:
+        sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
+    loads = workloads(opts.quick)
+    os.makedirs(opts.out, exist_ok=True)
+    results = []
+    for rep in range(opts.reps):
+        row = {}
+        for i, name in enumerate(names):
+            print(f"\r[rep {rep + 1}/{opts.reps}] {name:<20} ({i + 1}/{len(names)})", end="", flush=True)
+            row[name] = run_config(name, configs[name], opts.port, loads, opts.idle)
+        results.append(row)
+    print()
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "argv": sys.argv, "cpus": os.cpu_count(),
+            "kernel": os.uname().release, "workloads": [w[0] for w in loads]}
+    with open(f"{opts.out}/results.json", "w") as f:
+        json.dump({"meta": meta, "samples": results}, f, indent=1)
+    md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {opts.reps} repetitions, "
+          "server on CPU 0, redis-benchmark (50 connections) on CPU 1.", "",
+          *median_table(results, loads, names), "", *memory_table(results, names), ""]
+    with open(f"{opts.out}/results.md", "w") as f:
+        f.write("\n".join(md))
+    chart.write_svg(f"{opts.out}/chart.svg", results, loads, names)
+    print("\n".join(md))
+    print(f"raw samples: {opts.out}/results.json, chart: {opts.out}/chart.svg")
+
+
+if __name__ == "__main__":
+    main()
