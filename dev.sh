@@ -11,7 +11,7 @@ PACKAGES=(
   meson ninja-build g++ clang pkg-config
   liburing-dev libfmt-dev catch2 libbenchmark-dev libabsl-dev
   libasio-dev libboost-context-dev libhiredis-dev
-  redis-tools redis-server libclang-rt-14-dev valgrind strace util-linux
+  redis-tools redis-server libclang-rt-14-dev valgrind strace util-linux python3
 )
 
 install_missing() {

@@ -87,6 +87,13 @@ class Server:
         with open(f"/proc/{self.proc.pid}/statm") as f:
             return int(f.read().split()[1]) * PAGE
 
+    def stop_traced(self):
+        """Under strace: stop the traced server, so strace writes its summary and exits."""
+        with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
+            for pid in f.read().split():
+                os.kill(int(pid), 15)
+        self.proc.wait(timeout=30)
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.terminate()
@@ -100,10 +107,10 @@ class Server:
 def redis_benchmark(port, args, n, clients=50):
     cmd = ["taskset", "-c", CLIENT_CPU, "redis-benchmark", "-p", str(port), "-c", str(clients),
            "-n", str(n), "--csv", *args]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
-    rows = list(csv.DictReader(io.StringIO(out)))
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    rows = list(csv.DictReader(io.StringIO(done.stdout))) if done.returncode == 0 else []
     if not rows:
-        raise RuntimeError(f"no result from {' '.join(cmd)}")
+        raise RuntimeError(f"no result from {' '.join(cmd)}: {done.stdout} {done.stderr}")
     row = rows[-1]
     return {"rps": float(row["rps"]), "p50_ms": float(row["p50_latency_ms"]),
             "p99_ms": float(row["p99_latency_ms"]), "max_ms": float(row["max_latency_ms"])}
@@ -152,6 +159,34 @@ def run_config(name, argv, port, loads, idle):
     return {"workloads": samples, "rss_after_load": rss_after, "idle_bytes_per_conn": per_idle}
 
 
+def strace_total_calls(path):
+    """The 'total' row of strace -c: % time, seconds, usecs/call, calls, [errors,] 'total'."""
+    with open(path) as f:
+        for line in f:
+            fields = line.split()
+            if fields and fields[-1] == "total":
+                return int(fields[3])
+    raise RuntimeError(f"no total in {path}")
+
+
+def syscalls_per_request(name, argv, port, out_dir):
+    """Server syscalls per GET (3-byte values) at pipeline 1 and 16, counted by strace -f -c
+    in runs of their own (strace slows the server; these runs are never timed). The
+    calls of a run with no load (start, one connection, stop) are subtracted."""
+    def traced(args, n):
+        path = f"{out_dir}/strace-{name.replace('/', '_')}.txt"
+        server = Server(["strace", "-f", "-c", "-o", path, *argv], port)
+        try:
+            if n:
+                redis_benchmark(port, ["-t", "get", "-d", "3", "-r", "100000", *args], n)
+            server.stop_traced()
+        finally:
+            server.stop()
+        return strace_total_calls(path)
+    idle = traced([], 0)
+    return {f"get 3B P{p}": (traced(["-P", str(p)], n) - idle) / n for p, n in ((1, 20_000), (16, 200_000))}
+
+
 def median_table(results, loads, names):
     lines = ["| workload | configuration | req/s (median, min–max) | p50 ms | p99 ms | "
              "server CPU µs/req | × redis CPU | × floor CPU |", "|---|---|---|---|---|---|---|---|"]
@@ -185,15 +220,27 @@ def memory_table(results, names):
     return lines
 
 
+def syscall_table(syscalls):
+    if not syscalls:
+        return []
+    loads = sorted({w for per in syscalls.values() for w in per})
+    lines = ["| configuration | " + " | ".join(f"syscalls/req, {w}" for w in loads) + " |",
+             "|---|" + "---|" * len(loads)]
+    for name, per in syscalls.items():
+        lines.append(f"| {name} | " + " | ".join(f"{per[w]:.2f}" if w in per else "-" for w in loads) + " |")
+    return lines
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build-release")
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--port", type=int, default=6391)
+    ap.add_argument("--port", type=int, default=7391)
     ap.add_argument("--idle", type=int, default=10_000, help="idle connections for the memory run (0: skip)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
     ap.add_argument("--quick", action="store_true", help="a tenth of the requests, for a smoke run")
+    ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
     opts = ap.parse_args()
     if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000:
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000")
@@ -213,13 +260,20 @@ def main():
             row[name] = run_config(name, configs[name], opts.port, loads, opts.idle)
         results.append(row)
     print()
+    syscalls = {}
+    if opts.syscalls:
+        for name in names:
+            print(f"\r[syscalls] {name:<20}", end="", flush=True)
+            syscalls[name] = syscalls_per_request(name, configs[name], opts.port, opts.out)
+        print()
     meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "argv": sys.argv, "cpus": os.cpu_count(),
             "kernel": os.uname().release, "workloads": [w[0] for w in loads]}
     with open(f"{opts.out}/results.json", "w") as f:
-        json.dump({"meta": meta, "samples": results}, f, indent=1)
+        json.dump({"meta": meta, "samples": results, "syscalls_per_request": syscalls}, f, indent=1)
     md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {opts.reps} repetitions, "
           "server on CPU 0, redis-benchmark (50 connections) on CPU 1.", "",
-          *median_table(results, loads, names), "", *memory_table(results, names), ""]
+          *median_table(results, loads, names), "", *memory_table(results, names), "",
+          *syscall_table(syscalls), ""]
     with open(f"{opts.out}/results.md", "w") as f:
         f.write("\n".join(md))
     chart.write_svg(f"{opts.out}/chart.svg", results, loads, names)
