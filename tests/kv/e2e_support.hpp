@@ -15,6 +15,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -26,8 +28,16 @@ namespace kve2e {
 // A server process; the destructor stops it with SIGTERM.
 class ServerProcess {
  public:
-  ServerProcess(const std::string& exe, const std::string& backend, std::vector<std::string> extra = {}) {
-    std::vector<std::string> args = {exe, "--port", "0", "--backend", backend};
+  // open_files_limit > 0 starts the server under `ulimit -n` (via /bin/sh, which execs it).
+  ServerProcess(const std::string& exe, const std::string& backend, std::vector<std::string> extra = {},
+                int open_files_limit = 0) {
+    std::vector<std::string> args;
+    if (open_files_limit > 0) {
+      args = {"/bin/sh", "-c", "ulimit -n " + std::to_string(open_files_limit) + " && exec \"$0\" \"$@\""};
+    }
+    for (const std::string& a : {exe, std::string("--port"), std::string("0"), std::string("--backend"), backend}) {
+      args.push_back(a);
+    }
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -38,7 +48,7 @@ class ServerProcess {
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_adddup2(&actions, out[1], 1);
     posix_spawn_file_actions_addclose(&actions, out[0]);
-    if (posix_spawn(&pid_, exe.c_str(), &actions, nullptr, argv.data(), environ) != 0) {
+    if (posix_spawn(&pid_, args[0].c_str(), &actions, nullptr, argv.data(), environ) != 0) {
       throw std::runtime_error("cannot start " + exe);
     }
     posix_spawn_file_actions_destroy(&actions);
@@ -57,6 +67,30 @@ class ServerProcess {
   }
 
   [[nodiscard]] int port() const noexcept { return port_; }
+  [[nodiscard]] pid_t pid() const noexcept { return pid_; }
+
+  // Resident memory in KiB, from /proc/<pid>/status.
+  [[nodiscard]] long rss_kib() const {
+    FILE* f = std::fopen(("/proc/" + std::to_string(pid_) + "/status").c_str(), "r");
+    long kib = -1;
+    char line[256];
+    while (f != nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
+      if (std::sscanf(line, "VmRSS: %ld", &kib) == 1) break;
+    }
+    if (f != nullptr) std::fclose(f);
+    return kib;
+  }
+  // CPU time (user + system) used so far, in clock ticks, from /proc/<pid>/stat.
+  [[nodiscard]] long cpu_ticks() const {
+    FILE* f = std::fopen(("/proc/" + std::to_string(pid_) + "/stat").c_str(), "r");
+    char buf[1024] = {};
+    std::size_t n = f != nullptr ? std::fread(buf, 1, sizeof(buf) - 1, f) : 0;
+    if (f != nullptr) std::fclose(f);
+    const char* p = std::strrchr(buf, ')');  // fields after the command name
+    long utime = 0, stime = 0;
+    if (n > 0 && p != nullptr) std::sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %ld %ld", &utime, &stime);
+    return utime + stime;
+  }
   [[nodiscard]] const std::string& log_text() const noexcept { return log_text_; }
 
   int terminate() {

@@ -205,3 +205,50 @@ TEST_CASE("SHUTDOWN and SIGTERM stop the server cleanly", "[kv][e2e]") {
     CHECK(idle.closed());
   }
 }
+
+TEST_CASE("a client that does not read is not read from past the output limit", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client c(server.port());
+  std::string value(1 << 20, 'v');
+  std::thread writer([&] { c.send(resp({"SET", "big", value})); });
+  CHECK(c.read_exact(5) == "+OK\r\n");
+  writer.join();
+  long before = server.rss_kib();
+  std::string gets;
+  for (int i = 0; i < 400; ++i) gets += resp({"GET", "big"});  // 400 MiB of replies
+  c.send(gets);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  long during = server.rss_kib();
+  INFO("rss before " << before << " KiB, while blocked " << during << " KiB");
+  CHECK(during - before < 120 * 1024);  // 64 MiB of output + slack, not 400 MiB
+  std::size_t reply = std::to_string(value.size()).size() + 3 + value.size() + 2;
+  std::size_t total = 0;
+  for (int i = 0; i < 400; ++i) total += c.read_exact(reply, 20000).size();
+  CHECK(total == 400 * reply);
+}
+
+TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {}, 32);
+  std::vector<std::unique_ptr<Client>> clients;
+  for (int i = 0; i < 60; ++i) clients.push_back(std::make_unique<Client>(server.port()));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  long cpu_before = server.cpu_ticks();
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  long cpu_after = server.cpu_ticks();
+  CHECK(cpu_after - cpu_before < 30);  // < 0.3 s of CPU in 1 s: not spinning
+  int served = 0;
+  for (auto& c : clients) {
+    c->send(resp({"PING"}));
+    served += c->read_exact(7, 1000) == "+PONG\r\n" ? 1 : 0;
+  }
+  CHECK(served > 5);
+  CHECK(served < 60);
+  clients.clear();
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  Client fresh(server.port());
+  CHECK(fresh.call(resp({"PING"}), 7) == "+PONG\r\n");
+}
