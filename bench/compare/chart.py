@@ -16,18 +16,21 @@ def _median(results, name, load, key):
     return statistics.median(vals) if vals else None
 
 
-def _panel(y0, title, results, loads, names, key, unit, width):
-    groups = [w[0] for w in loads]
+def _label(v):
+    return f"{v / 1000:,.0f}k" if v >= 10_000 else f"{v:,.3g}"
+
+
+def _panel(y0, title, results, groups, names, key, unit, width):
     values = {(g, n): _median(results, n, g, key) for g in groups for n in names}
     top = max((v for v in values.values() if v), default=1.0) * 1.1
-    height, left, bar = 260, 70, max(3, (width - 90) // (len(groups) * (len(names) + 1)))
+    height, left, bar = 180, 70, max(3, (width - 90) // (len(groups) * (len(names) + 1)))
     out = [f'<text x="{left}" y="{y0 + 16}" font-size="14" font-weight="bold">{title}</text>']
     base = y0 + 30 + height
     out.append(f'<line x1="{left}" y1="{base}" x2="{width - 10}" y2="{base}" stroke="#333"/>')
     for tick in range(5):
         v = top * tick / 4
         y = base - height * tick / 4
-        out.append(f'<text x="{left - 6}" y="{y + 4:.0f}" font-size="10" text-anchor="end">{v:,.3g}</text>')
+        out.append(f'<text x="{left - 6}" y="{y + 4:.0f}" font-size="10" text-anchor="end">{_label(v)}</text>')
         out.append(f'<line x1="{left}" y1="{y:.0f}" x2="{width - 10}" y2="{y:.0f}" stroke="#eee"/>')
     x = left + bar // 2
     for g in groups:
@@ -45,11 +48,15 @@ def _panel(y0, title, results, loads, names, key, unit, width):
 
 
 def write_svg(path, results, loads, names, width=1400):
-    body, y = _panel(0, "Throughput (median requests/s, higher is better)", results, loads, names,
-                     "rps", "req/s", width)
-    cpu, y = _panel(y + 10, "Server CPU per request (median µs, lower is better)", results, loads, names,
-                    "server_cpu_us_per_req", "µs", width)
-    body += cpu
+    """Four panels: throughput and server CPU per request, at pipeline 1 and 16.
+    In the PING groups the floor servers' bars show the kernel's share."""
+    body, y = [], 0
+    for key, title, unit in (("rps", "Throughput (median requests/s, higher is better)", "req/s"),
+                             ("server_cpu_us_per_req", "Server CPU per request (median µs, lower is better)", "µs")):
+        for pipeline in ("P1", "P16"):
+            groups = [w[0] for w in loads if w[0].endswith(" " + pipeline)]
+            panel, y = _panel(y + 10, f"{title}, pipeline {pipeline[1:]}", results, groups, names, key, unit, width)
+            body += panel
     for i, n in enumerate(names):
         lx = 70 + (i % 5) * 240
         ly = y + 16 + (i // 5) * 18
