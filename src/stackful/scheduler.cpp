@@ -23,7 +23,8 @@ namespace {
 thread_local Scheduler* current_scheduler = nullptr;
 }
 
-Scheduler::Scheduler(SchedulerOptions options) : pool_(options.stack_size, options.max_cached_stacks) {
+Scheduler::Scheduler(SchedulerOptions options)
+    : loop_(options.backend, options.loop), pool_(options.stack_size, options.max_cached_stacks) {
   if (current_scheduler != nullptr) throw std::logic_error("duet: this thread already has a fiber scheduler");
   detail::install_guard_handler();
   alt_stack_ = detail::install_alt_stack();
@@ -64,8 +65,13 @@ void Scheduler::run_turn() {
     if (fiber == nullptr) break;
     resume(*fiber);
   }
-  if (ready_.empty() && live_ != 0) {
-    throw std::logic_error("duet: every fiber is waiting and nothing can wake one (deadlock)");
+  if (!ready_.empty()) {
+    loop_.run_once();  // fibers are waiting to run: poll I/O and timers, never block
+  } else if (live_ != 0) {
+    if (loop_.in_flight() == 0) {
+      throw std::logic_error("duet: every fiber is waiting and nothing can wake one (deadlock)");
+    }
+    loop_.run_once(EventLoop::forever);  // sleep in the kernel until a completion or deadline
   }
 }
 

@@ -3,7 +3,9 @@
 // Contract
 // - Construct one on a thread (a second one on the same thread throws
 //   std::logic_error); it becomes Scheduler::current() there. Every member is
-//   for that thread only.
+//   for that thread only. It owns an EventLoop on options.backend (io_uring or
+//   epoll; the constructor throws std::system_error if that backend cannot be
+//   had — catch it to fall back).
 // - spawn(f, args...) copies/moves f and args onto a new fiber (a guarded,
 //   pooled stack) and queues it READY; it starts at the next scheduling turn.
 //   Returns Fiber<R> (R = what f returns). Throws std::system_error when no
@@ -18,7 +20,7 @@
 //   message: their stacks hold live objects (the std::thread rule).
 // - Fibers states: created -> ready -> running -> {ready, waiting, exited}.
 //
-//   duet::fiber::Scheduler scheduler;
+//   duet::fiber::Scheduler scheduler({.backend = duet::Backend::epoll});
 //   auto f = scheduler.spawn([] { duet::fiber::yield(); return 7; });
 //   scheduler.run();          // or f.join(), which runs the scheduler until f exits
 //   int v = f.join();         // 7
@@ -33,6 +35,8 @@
 #include <type_traits>
 #include <utility>
 
+#include "io/backend.hpp"
+#include "io/event_loop.hpp"
 #include "stackful/detail/fiber_record.hpp"
 #include "stackful/detail/ready_queue.hpp"
 #include "stackful/fiber.hpp"
@@ -41,6 +45,8 @@
 namespace duet::fiber {
 
 struct SchedulerOptions {
+  Backend backend = Backend::io_uring;                       // the loop's backend (no silent fallback)
+  LoopOptions loop = {};
   std::size_t stack_size = StackPool::default_stack_size;   // usable bytes per fiber stack
   std::size_t max_cached_stacks = StackPool::default_max_cached;
 };
@@ -66,6 +72,8 @@ class Scheduler {
   [[nodiscard]] detail::FiberRecord* running() const noexcept { return running_; }
   [[nodiscard]] std::size_t live_fibers() const noexcept { return live_; }
   [[nodiscard]] StackPool& stacks() noexcept { return pool_; }
+  // The event loop the fibers' I/O runs on (owned; same thread).
+  [[nodiscard]] EventLoop& loop() noexcept { return loop_; }
 
   // Fiber side. yield: to the back of the ready queue. park: WAITING until
   // someone calls make_ready(fiber). Both only on a fiber of this scheduler.
@@ -93,6 +101,7 @@ class Scheduler {
   void keep_error(std::exception_ptr error) noexcept;
   static void fiber_main(void* data, void* transfer) noexcept;
 
+  EventLoop loop_;
   StackPool pool_;
   detail::ReadyQueue ready_;
   detail::FiberRecord* running_ = nullptr;

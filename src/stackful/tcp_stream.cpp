@@ -1,0 +1,135 @@
+// The fiber TcpStream: each call is one FiberOp on the caller's stack (see
+// detail/fiber_op.hpp). Sockets are created non-blocking with CLOEXEC (both
+// backends rely on O_NONBLOCK) and TCP_NODELAY, exactly as the stackless voice
+// does, so the two voices put the same bytes on the wire.
+#include "stackful/tcp_stream.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+
+#include <cerrno>
+#include <stdexcept>
+#include <utility>
+
+#include "io/unique_fd.hpp"
+#include "stackful/detail/fiber_op.hpp"
+#include "stackful/scheduler.hpp"
+
+namespace duet::fiber {
+
+namespace {
+
+EventLoop& current_loop() {
+  Scheduler* scheduler = Scheduler::current();
+  if (scheduler == nullptr) throw std::logic_error("duet: fiber socket call on a thread without a Scheduler");
+  return scheduler->loop();
+}
+
+int transfer(OpKind kind, int fd, void* data, std::size_t len, TcpStream::Timeout timeout,
+             const std::stop_token& token) {
+  detail::FiberOp op;
+  op.kind_ = kind;
+  op.fd_ = fd;
+  op.buf_ = data;
+  op.len_ = len;
+  op.timeout_ = timeout;
+  return detail::run_op(op, token);
+}
+
+void enable_nodelay(int fd) noexcept {
+  const int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+}
+
+}  // namespace
+
+IoResult<TcpStream> TcpStream::connect(const SocketAddress& peer, Timeout timeout, std::stop_token token) {
+  EventLoop& loop = current_loop();
+  UniqueFd fd(::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd) return std::error_code(errno, std::generic_category());
+  SocketAddress target = peer;
+  detail::FiberOp op;
+  op.kind_ = OpKind::connect;
+  op.fd_ = fd.get();
+  op.addr_ = target.data();
+  op.addrlen_ = target.size();
+  op.timeout_ = timeout;
+  const int res = detail::run_op(op, token);
+  if (res < 0) {
+    loop.close_fd(fd.release());
+    return error_from_res(res);
+  }
+  enable_nodelay(fd.get());
+  return TcpStream(loop, fd.release());
+}
+
+IoResult<std::size_t> TcpStream::recv(std::span<char> buf, Timeout timeout, std::stop_token token) {
+  return detail::size_result(transfer(OpKind::recv, fd_, buf.data(), buf.size(), timeout, token), buf.size());
+}
+
+IoResult<std::size_t> TcpStream::send(std::span<const char> buf, Timeout timeout, std::stop_token token) {
+  const int res = transfer(OpKind::send, fd_, const_cast<char*>(buf.data()), buf.size(), timeout, token);
+  if (res < 0) return error_from_res(res);
+  return static_cast<std::size_t>(res);
+}
+
+IoResult<std::size_t> TcpStream::send_all(std::span<const char> buf, Timeout timeout, std::stop_token token) {
+  using Clock = std::chrono::steady_clock;
+  const auto deadline = Clock::now() + timeout;
+  std::size_t sent = 0;
+  while (sent < buf.size()) {
+    Timeout left{0};
+    if (timeout.count() > 0) {
+      left = std::chrono::duration_cast<Timeout>(deadline - Clock::now());
+      if (left.count() <= 0) return std::make_error_code(std::errc::timed_out);
+    }
+    auto r = send(buf.subspan(sent), left, token);
+    if (!r) return r.error();
+    sent += *r;
+  }
+  return sent;
+}
+
+TcpStream::TcpStream(TcpStream&& other) noexcept : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)) {}
+
+TcpStream& TcpStream::operator=(TcpStream&& other) noexcept {
+  if (this != &other) {
+    close();
+    loop_ = other.loop_;
+    fd_ = std::exchange(other.fd_, -1);
+  }
+  return *this;
+}
+
+void TcpStream::close() noexcept {
+  if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
+}
+
+IoResult<void> TcpStream::shutdown(int how) noexcept {
+  if (::shutdown(fd_, how) != 0) return std::error_code(errno, std::generic_category());
+  return {};
+}
+
+IoResult<void> TcpStream::set_nodelay(bool on) noexcept {
+  const int value = on ? 1 : 0;
+  if (::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) != 0) {
+    return std::error_code(errno, std::generic_category());
+  }
+  return {};
+}
+
+SocketAddress TcpStream::local_address() const noexcept {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
+}
+
+SocketAddress TcpStream::peer_address() const noexcept {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
+}
+
+}  // namespace duet::fiber
