@@ -26,6 +26,21 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
   }
 }
 
+// ACL categories as Redis lists them: access kind, data group, speed.
+void reply_categories(CommandContext& ctx, const Command& cmd) {
+  std::string_view access = (cmd.flags & cmd_write) != 0 ? "@write" : (cmd.flags & cmd_readonly) != 0 ? "@read" : "";
+  std::string_view group = cmd.group == "string"       ? "@string"
+                           : cmd.group == "generic"    ? "@keyspace"
+                           : cmd.group == "connection" ? "@connection"
+                           : (cmd.flags & cmd_admin) != 0 ? "@admin"
+                                                          : "";
+  std::string_view speed = (cmd.flags & cmd_fast) != 0 ? "@fast" : "@slow";
+  ctx.reply.array((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
+  if (!access.empty()) ctx.reply.simple(access);
+  if (!group.empty()) ctx.reply.simple(group);
+  ctx.reply.simple(speed);
+}
+
 void reply_info(CommandContext& ctx, const Command* cmd) {
   if (cmd == nullptr) return ctx.reply.null();
   ctx.reply.array(10);
@@ -35,7 +50,8 @@ void reply_info(CommandContext& ctx, const Command* cmd) {
   ctx.reply.integer(cmd->first_key);
   ctx.reply.integer(cmd->last_key);
   ctx.reply.integer(cmd->key_step);
-  for (int i = 0; i < 4; ++i) ctx.reply.array(0);  // acl categories, tips, key specs, subcommands
+  reply_categories(ctx, *cmd);
+  for (int i = 0; i < 3; ++i) ctx.reply.array(0);  // tips, key specs, subcommands
 }
 
 void reply_docs(CommandContext& ctx, const Command& cmd) {

@@ -81,10 +81,11 @@ void getdel(CommandContext& ctx) {
 
 void getex(CommandContext& ctx) {
   SetOptions opt;
-  if (!detail::parse_set_options(ctx, 2, false, opt) || !detail::resolve_expire(ctx, opt, "getex")) return;
+  if (!detail::parse_set_options(ctx, 2, false, opt)) return;
   Entry* e = read_key(ctx, ctx.argv[1]);
+  if (e == nullptr) return ctx.reply.null();  // Redis looks the key up before validating the time
+  if (!detail::resolve_expire(ctx, opt, "getex")) return;
   reply_value(ctx, e);
-  if (e == nullptr) return;
   if (opt.persist) {
     ctx.db().set_expire(*e, Entry::no_expiry);
   } else if (opt.expire_at >= 0 && opt.expire_at <= ctx.now) {

@@ -1,0 +1,186 @@
+// Loading mirrors Redis's loadSingleAppendOnlyFile: read "*N", then N times
+// "$len" + bytes + CRLF, run the command, repeat. Two Redis rules matter:
+// an incomplete final record (aof-load-truncated yes) is dropped and the file
+// cut there; anything malformed before the end stops the load with the offset.
+#include "kv/aof/aof_loader.hpp"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+#include <vector>
+
+#include "io/unique_fd.hpp"
+#include "kv/command_table.hpp"
+#include "kv/detail/numbers.hpp"
+
+namespace duet::kv {
+namespace {
+
+constexpr std::int64_t max_args = 1024 * 1024;
+constexpr std::int64_t max_bulk = 512ll * 1024 * 1024;
+
+enum class Step { record, comment, incomplete, error };
+
+// Reads one record at a time from the file's bytes; argv views point into them.
+class RecordReader {
+ public:
+  explicit RecordReader(std::string_view data) noexcept : data_(data) {}
+
+  Step next() {
+    start_ = pos_;
+    argv_.clear();
+    if (data_[pos_] == '#') return skip_comment();
+    std::int64_t n = 0;
+    if (Step s = number('*', 1, max_args, n); s != Step::record) return s;
+    for (std::int64_t i = 0; i < n; ++i) {
+      std::int64_t len = 0;
+      if (Step s = number('$', 0, max_bulk, len); s != Step::record) return s;
+      auto size = static_cast<std::size_t>(len);
+      if (data_.size() - pos_ < size + 2) return Step::incomplete;
+      if (data_[pos_ + size] != '\r' || data_[pos_ + size + 1] != '\n') return fail(pos_ + size, "bulk string not terminated by CRLF");
+      argv_.push_back(data_.substr(pos_, size));
+      pos_ += size + 2;
+    }
+    return Step::record;
+  }
+
+  [[nodiscard]] bool done() const noexcept { return pos_ >= data_.size(); }
+  [[nodiscard]] std::size_t pos() const noexcept { return pos_; }
+  [[nodiscard]] std::size_t start() const noexcept { return start_; }
+  [[nodiscard]] std::size_t error_at() const noexcept { return error_at_; }
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
+  [[nodiscard]] std::span<const std::string_view> argv() const noexcept { return argv_; }
+
+ private:
+  Step fail(std::size_t at, std::string why) {
+    error_at_ = at;
+    error_ = std::move(why);
+    return Step::error;
+  }
+
+  Step skip_comment() {
+    std::size_t end = data_.find("\r\n", pos_);
+    if (end == std::string_view::npos) return Step::incomplete;
+    pos_ = end + 2;
+    return Step::comment;
+  }
+
+  // "<prefix><digits>\r\n" with min <= value <= max.
+  Step number(char prefix, std::int64_t min, std::int64_t max, std::int64_t& out) {
+    if (pos_ >= data_.size()) return Step::incomplete;
+    if (data_[pos_] != prefix) {
+      return fail(pos_, std::string("expected '") + prefix + "', got '" + printable(data_[pos_]) + "'");
+    }
+    std::size_t end = data_.find("\r\n", pos_ + 1);
+    if (end == std::string_view::npos || end - pos_ > 24) {
+      if (end == std::string_view::npos && data_.size() - pos_ <= 24) return Step::incomplete;
+      return fail(pos_, std::string("invalid length after '") + prefix + "'");
+    }
+    if (!detail::parse_i64(data_.substr(pos_ + 1, end - pos_ - 1), out) || out < min || out > max) {
+      return fail(pos_, std::string("invalid length after '") + prefix + "'");
+    }
+    pos_ = end + 2;
+    return Step::record;
+  }
+
+  static std::string printable(char c) {
+    if (c >= 0x20 && c < 0x7f) return std::string(1, c);
+    static constexpr char hex[] = "0123456789abcdef";
+    auto u = static_cast<unsigned char>(c);
+    return std::string("\\x") + hex[u >> 4] + hex[u & 15];
+  }
+
+  std::string_view data_;
+  std::size_t pos_ = 0;
+  std::size_t start_ = 0;
+  std::size_t error_at_ = 0;
+  std::string error_;
+  std::vector<std::string_view> argv_;
+};
+
+bool arity_ok(const Command& cmd, std::size_t argc) noexcept {
+  auto n = static_cast<std::ptrdiff_t>(argc);
+  return cmd.arity >= 0 ? n == cmd.arity : n >= -cmd.arity;
+}
+
+std::string at_offset(std::size_t offset) { return " at byte offset " + std::to_string(offset); }
+
+// Runs one record; an empty string means success, otherwise why it was refused.
+std::string apply(ServerState& state, ClientInfo& client, std::span<const std::string_view> argv, std::string& scratch) {
+  const Command* cmd = find_command(argv[0]);
+  if (cmd == nullptr) return "unknown command '" + std::string(argv[0].substr(0, 64)) + "'";
+  if (!arity_ok(*cmd, argv.size())) return "wrong number of arguments for '" + std::string(cmd->name) + "'";
+  scratch.clear();
+  CommandContext ctx{state, client, argv, Reply(scratch), 0};  // now = 0: nothing expires while loading
+  cmd->handler(ctx);
+  return {};
+}
+
+}  // namespace
+
+AofLoadResult replay_aof(ServerState& state, std::string_view bytes) {
+  AofLoadResult result;
+  result.status = AofLoadStatus::loaded;
+  result.file_bytes = bytes.size();
+  ClientInfo client;
+  client.authenticated = true;
+  std::string scratch;
+  RecordReader reader(bytes);
+  while (!reader.done()) {
+    Step step = reader.next();
+    if (step == Step::incomplete) {
+      result.status = AofLoadStatus::truncated;
+      result.message = "the last record is incomplete (" + std::to_string(bytes.size() - reader.start()) +
+                       " bytes" + at_offset(reader.start()) + "): it was dropped";
+      break;
+    }
+    if (step == Step::error) {
+      result.status = AofLoadStatus::corrupt;
+      result.message = "Bad file format" + at_offset(reader.error_at()) + " (record starting" +
+                       at_offset(reader.start()) + "): " + reader.error();
+      break;
+    }
+    if (step == Step::record) {
+      if (std::string why = apply(state, client, reader.argv(), scratch); !why.empty()) {
+        result.status = AofLoadStatus::corrupt;
+        result.message = "Bad record" + at_offset(reader.start()) + ": " + why;
+        break;
+      }
+      ++result.commands;
+    }
+    result.valid_bytes = reader.pos();
+  }
+  return result;
+}
+
+AofLoadResult load_aof(ServerState& state, const std::string& path) {
+  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  if (!fd) {
+    if (errno == ENOENT) return {};
+    throw std::system_error(errno, std::generic_category(), "open " + path);
+  }
+  struct stat st {};
+  if (::fstat(fd.get(), &st) != 0) throw std::system_error(errno, std::generic_category(), "fstat " + path);
+  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+  std::size_t got = 0;
+  while (got < bytes.size()) {
+    ssize_t n = ::pread(fd.get(), bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw std::system_error(errno, std::generic_category(), "read " + path);
+    if (n == 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  bytes.resize(got);
+  AofLoadResult result = replay_aof(state, bytes);
+  if (result.status == AofLoadStatus::truncated) {
+    if (::ftruncate(fd.get(), static_cast<off_t>(result.valid_bytes)) != 0 || ::fsync(fd.get()) != 0) {
+      throw std::system_error(errno, std::generic_category(), "truncate " + path);
+    }
+  }
+  return result;
+}
+
+}  // namespace duet::kv

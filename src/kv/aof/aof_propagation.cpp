@@ -1,0 +1,108 @@
+// translate_write: Redis 7 rewrites clock-dependent commands before propagating
+// them (t_string.c setGenericCommand → SET ... PXAT, expire.c → PEXPIREAT,
+// INCRBYFLOAT → SET ... KEEPTTL, GETEX → PEXPIREAT/PERSIST, GETDEL → DEL), so
+// that replaying the log later, on another clock, gives the same data. Here
+// the handlers are left untouched: the absolute form is read back from the
+// key's state once the command has run, which is exactly what it produced.
+#include "kv/aof/aof_propagation.hpp"
+
+#include <absl/container/flat_hash_map.h>
+
+#include "kv/detail/command_util.hpp"
+
+namespace duet::kv {
+namespace {
+
+enum class Rule {
+  verbatim,           // deterministic as sent
+  unless_zero,        // as sent, unless the reply is :0 (nothing changed)
+  key_state,          // SET key value [PXAT t] from the key's state
+  expire_state,       // PEXPIREAT key t, or DEL key when the expiry deleted it
+  getex_state,        // PEXPIREAT / PERSIST / DEL
+  float_state,        // SET key value KEEPTTL
+  del_unless_nil,     // DEL key, unless the reply is a nil bulk
+};
+
+const absl::flat_hash_map<std::string_view, Rule>& rules() {
+  static const absl::flat_hash_map<std::string_view, Rule> table = {
+      {"set", Rule::key_state},         {"setex", Rule::key_state},       {"psetex", Rule::key_state},
+      {"mod", Rule::key_state},         {"getex", Rule::getex_state},     {"incrbyfloat", Rule::float_state},
+      {"expire", Rule::expire_state},   {"pexpire", Rule::expire_state},  {"expireat", Rule::expire_state},
+      {"pexpireat", Rule::expire_state}, {"getdel", Rule::del_unless_nil}, {"persist", Rule::unless_zero},
+      {"setnx", Rule::unless_zero},     {"msetnx", Rule::unless_zero},    {"del", Rule::unless_zero},
+      {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},
+  };
+  return table;
+}
+
+constexpr std::string_view nil_reply = "$-1\r\n";
+
+bool has_get_option(const CommandContext& ctx) {
+  for (std::size_t j = 3; j < ctx.argv.size(); ++j) {
+    if (detail::equals_ci(ctx.argv[j], "get")) return true;
+  }
+  return false;
+}
+
+void expire_record(CommandContext& ctx, AofBuffer& out, bool persist_if_none) {
+  std::string_view key = ctx.argv[1];
+  const Entry* e = ctx.db().find(key, ctx.now);
+  if (e == nullptr) {
+    out.append_command(std::initializer_list<std::string_view>{"DEL", key});
+  } else if (e->expire_at != Entry::no_expiry) {
+    std::string at = AofBuffer::number(e->expire_at);
+    out.append_command(std::initializer_list<std::string_view>{"PEXPIREAT", key, at});
+  } else if (persist_if_none) {
+    out.append_command(std::initializer_list<std::string_view>{"PERSIST", key});
+  }
+}
+
+void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffer& out) {
+  switch (rule) {
+    case Rule::verbatim: return out.append_command(ctx.argv);
+    case Rule::unless_zero:
+      if (reply != ":0\r\n") out.append_command(ctx.argv);
+      return;
+    case Rule::key_state:
+      if (reply == nil_reply && !has_get_option(ctx)) return;  // NX/XX/MOD: nothing was set
+      if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) state_record(*e, out);
+      return;
+    case Rule::expire_state:
+      if (reply != ":0\r\n") expire_record(ctx, out, false);
+      return;
+    case Rule::getex_state:
+      if (ctx.argv.size() > 2 && reply != nil_reply) expire_record(ctx, out, true);
+      return;
+    case Rule::float_state:
+      if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) {
+        out.append_command(std::initializer_list<std::string_view>{"SET", as_view(e->key), as_view(e->value), "KEEPTTL"});
+      }
+      return;
+    case Rule::del_unless_nil:
+      if (reply != nil_reply) out.append_command(std::initializer_list<std::string_view>{"DEL", ctx.argv[1]});
+      return;
+  }
+}
+
+}  // namespace
+
+void translate_write(const Command& cmd, CommandContext& ctx, std::string_view reply, AofBuffer& out) {
+  if (!reply.empty() && reply.front() == '-') return;  // errors change nothing
+  auto it = rules().find(cmd.name);
+  apply_rule(it == rules().end() ? Rule::verbatim : it->second, ctx, reply, out);
+}
+
+void expired_record(std::string_view key, AofBuffer& out) {
+  out.append_command(std::initializer_list<std::string_view>{"DEL", key});
+}
+
+void state_record(const Entry& entry, AofBuffer& out) {
+  if (entry.expire_at == Entry::no_expiry) {
+    out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), as_view(entry.value)});
+    return;
+  }
+  std::string at = AofBuffer::number(entry.expire_at);
+  out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), as_view(entry.value), "PXAT", at});
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,113 @@
+// duet::kv::AofWriter — appends records to the append-only file and tells
+// waiting connections when their records are written, or on disk.
+//
+// Contract
+// - append(db, records): buffers bytes (SELECT added as needed); appended()
+//   grows by their size. Nothing is written yet.
+// - Writes go through the event loop as OpKind::write IoOps at explicit file
+//   offsets: on io_uring a real asynchronous write (the loop never blocks), on
+//   epoll the backend's immediate pwrite into the page cache (regular files are
+//   always "ready"; documented choice: microseconds, and no thread hop). One
+//   write is in flight at a time; records arriving meanwhile form the next one.
+// - fdatasync runs on the AofWorker thread. Policies (read from the config each
+//   time, so CONFIG SET appendfsync applies at once):
+//     always    a waiter is released once its records are on disk; one fsync
+//               covers every record written before it started (group commit);
+//     everysec  released once written (a process crash loses nothing acked);
+//               fsync from tick() about once a second, never on the request path;
+//     no        released once written; the OS flushes when it likes.
+// - wait(w): w.target_ = appended() now; the first waiter of a loop turn
+//   schedules the flush with a nop op, so every connection served in that turn
+//   joins the same write (and the same fsync).
+// - Rewrite support: pause(on_idle) stops new writes and calls on_idle once no
+//   write or fsync is in flight; freeze() then takes the unwritten bytes;
+//   switch_file() installs the rewritten file (all frozen bytes are in it, on
+//   disk); unfreeze() puts them back if the rewrite failed.
+// - shutdown(): finishes in-flight work, writes the rest and fsyncs
+//   synchronously. The loop must be alive. Loop thread only.
+//
+//   AofWriter writer(loop, worker, config, std::move(fd), size);
+//   writer.append(0, staged);
+//   writer.wait(waiter);   // resume_ runs when the record is safe per the policy
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+
+#include "io/event_loop.hpp"
+#include "io/unique_fd.hpp"
+#include "kv/aof/aof_buffer.hpp"
+#include "kv/aof/aof_worker.hpp"
+#include "kv/aof/durable_waiter.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+enum class FsyncPolicy { always, everysec, no };
+[[nodiscard]] FsyncPolicy parse_fsync_policy(std::string_view text) noexcept;  // unknown → everysec
+
+class AofWriter {
+ public:
+  AofWriter(EventLoop& loop, AofWorker& worker, const ServerConfig& config, UniqueFd fd, std::uint64_t size);
+  AofWriter(const AofWriter&) = delete;
+  AofWriter& operator=(const AofWriter&) = delete;
+  AofWriter(AofWriter&&) = delete;
+  AofWriter& operator=(AofWriter&&) = delete;
+  ~AofWriter() = default;
+
+  void append(int db, std::string_view records);
+  void wait(DurableWaiter& waiter);
+  // Whether a connection about to send replies must wait first.
+  [[nodiscard]] bool must_wait() const noexcept { return appended_ > released_upto(); }
+  void tick(std::int64_t now_ms);
+  void shutdown();
+
+  void pause(std::function<void()> on_idle);
+  [[nodiscard]] std::string freeze();          // unwritten bytes; appended() so far becomes covered
+  void switch_file(UniqueFd fd, std::uint64_t size);
+  void unfreeze(std::string frozen);
+
+  [[nodiscard]] std::uint64_t appended() const noexcept { return appended_; }
+  [[nodiscard]] std::uint64_t written() const noexcept { return written_; }
+  [[nodiscard]] std::uint64_t durable() const noexcept { return durable_; }
+  [[nodiscard]] std::uint64_t file_size() const noexcept { return file_offset_ + pending_.size(); }
+  [[nodiscard]] std::uint64_t fsync_count() const noexcept { return fsyncs_; }
+  [[nodiscard]] int fd() const noexcept { return fd_.get(); }
+
+ private:
+  static void on_kick(IoOp* op, int res) noexcept;
+  static void on_written(IoOp* op, int res) noexcept;
+  [[nodiscard]] FsyncPolicy policy() const noexcept { return parse_fsync_policy(config_.appendfsync); }
+  [[nodiscard]] std::uint64_t released_upto() const noexcept;
+  void start_write();
+  void write_done(int res);
+  void start_sync();
+  void sync_done(int res, std::uint64_t target);
+  void release();
+  void check_idle();
+
+  EventLoop& loop_;
+  AofWorker& worker_;
+  const ServerConfig& config_;
+  UniqueFd fd_;
+  std::uint64_t file_offset_;    // where the next write lands in the current file
+  AofBuffer pending_;            // appended, not yet handed to a write
+  std::string writing_;          // the write in flight
+  std::size_t writing_done_ = 0;
+  std::uint64_t writing_end_ = 0;  // logical offset once writing_ is written
+  std::uint64_t appended_ = 0;   // logical offsets: bytes since start, across files
+  std::uint64_t written_ = 0;
+  std::uint64_t durable_ = 0;
+  std::uint64_t fsyncs_ = 0;
+  std::int64_t last_sync_ms_ = 0;
+  IoOp kick_op_;
+  IoOp write_op_;
+  bool sync_in_flight_ = false;
+  bool paused_ = false;
+  bool stopped_ = false;
+  std::function<void()> on_idle_;
+  DurableWaiter* waiters_ = nullptr;
+};
+
+}  // namespace duet::kv
