@@ -53,11 +53,14 @@ void Scheduler::launch(detail::FiberRecord& fiber) {
 
 void Scheduler::run() {
   if (running_ != nullptr) throw std::logic_error("duet: Scheduler::run called from a fiber");
-  while (live_ != 0) run_turn();
+  while (live_ != 0) {
+    run_ready();
+    poll_io();
+  }
   if (detached_error_) std::rethrow_exception(std::exchange(detached_error_, nullptr));
 }
 
-void Scheduler::run_turn() {
+void Scheduler::run_ready() {
   // Only the fibers ready now: ones readied during this turn wait for the
   // next, after the I/O poll, so a yielding loop cannot starve I/O.
   for (std::size_t n = ready_.size(); n != 0; --n) {
@@ -65,8 +68,14 @@ void Scheduler::run_turn() {
     if (fiber == nullptr) break;
     resume(*fiber);
   }
+}
+
+void Scheduler::poll_io() {
   if (!ready_.empty()) {
-    loop_.run_once();  // fibers are waiting to run: poll I/O and timers, never block
+    // Fibers are waiting to run: poll I/O and timers without blocking. With
+    // nothing in flight there is nothing to poll, and the system call would
+    // dominate a pure yield loop.
+    if (loop_.in_flight() != 0) loop_.run_once();
   } else if (live_ != 0) {
     if (loop_.in_flight() == 0) {
       throw std::logic_error("duet: every fiber is waiting and nothing can wake one (deadlock)");

@@ -84,7 +84,11 @@ class Scheduler {
   // Main side: turns until done() is true (join from outside any fiber).
   template <typename Done>
   void run_until(Done done) {
-    while (!done()) run_turn();
+    while (!done()) {
+      run_ready();
+      if (done()) return;
+      poll_io();
+    }
   }
 
  private:
@@ -93,7 +97,8 @@ class Scheduler {
   friend struct SchedulerAccess;
 
   void launch(detail::FiberRecord& fiber);
-  void run_turn();
+  void run_ready();
+  void poll_io();
   void resume(detail::FiberRecord& fiber);
   void switch_to_main(detail::FiberRecord& self);
   [[noreturn]] void exit_running() noexcept;

@@ -53,30 +53,11 @@ Stack Stack::allocate(std::size_t usable_size) {
   }
   // Advice only: a kernel without THP rejects it, which is what we want anyway.
   (void)::madvise(static_cast<char*>(base) + guard_size(), usable, MADV_NOHUGEPAGE);
-  return Stack(static_cast<char*>(base), total);
+  return Stack(static_cast<char*>(base), total, guard_size());
 }
 
-Stack::Stack(Stack&& other) noexcept
-    : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)) {}
-
-Stack& Stack::operator=(Stack&& other) noexcept {
-  if (this != &other) {
-    release();
-    base_ = std::exchange(other.base_, nullptr);
-    size_ = std::exchange(other.size_, 0);
-  }
-  return *this;
-}
-
-Stack::~Stack() { release(); }
-
-bool Stack::guard_contains(const void* address) const noexcept {
-  const auto* p = static_cast<const char*>(address);
-  return base_ != nullptr && p >= base_ && p < base_ + guard_size();
-}
-
-void Stack::release() noexcept {
-  if (base_ != nullptr) ::munmap(base_, size_);
+void Stack::unmap() noexcept {
+  ::munmap(base_, size_);
   base_ = nullptr;
   size_ = 0;
 }

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstddef>
+#include <utility>
 
 namespace duet::fiber {
 
@@ -27,27 +28,44 @@ class Stack {
 
   Stack(const Stack&) = delete;
   Stack& operator=(const Stack&) = delete;
-  Stack(Stack&& other) noexcept;
-  Stack& operator=(Stack&& other) noexcept;
-  ~Stack();
+  // Moves and accessors are inline: a spawn moves a stack four times.
+  Stack(Stack&& other) noexcept
+      : base_(std::exchange(other.base_, nullptr)), size_(std::exchange(other.size_, 0)),
+        guard_(other.guard_) {}
+  Stack& operator=(Stack&& other) noexcept {
+    if (this != &other) {
+      if (base_ != nullptr) unmap();
+      base_ = std::exchange(other.base_, nullptr);
+      size_ = std::exchange(other.size_, 0);
+      guard_ = other.guard_;
+    }
+    return *this;
+  }
+  ~Stack() {
+    if (base_ != nullptr) unmap();
+  }
 
   [[nodiscard]] bool valid() const noexcept { return base_ != nullptr; }
   // Highest address (one past the usable area); stacks grow down from here.
   [[nodiscard]] void* top() const noexcept { return base_ + size_; }
   // Lowest usable address, just above the guard page.
-  [[nodiscard]] void* bottom() const noexcept { return base_ + guard_size(); }
-  [[nodiscard]] std::size_t usable_size() const noexcept { return size_ - guard_size(); }
-  [[nodiscard]] bool guard_contains(const void* address) const noexcept;
+  [[nodiscard]] void* bottom() const noexcept { return base_ + guard_; }
+  [[nodiscard]] std::size_t usable_size() const noexcept { return size_ - guard_; }
+  [[nodiscard]] bool guard_contains(const void* address) const noexcept {
+    const auto* p = static_cast<const char*>(address);
+    return base_ != nullptr && p >= base_ && p < base_ + guard_;
+  }
 
   static std::size_t page_size() noexcept;
   static std::size_t guard_size() noexcept { return page_size(); }
 
  private:
-  Stack(char* base, std::size_t size) noexcept : base_(base), size_(size) {}
-  void release() noexcept;
+  Stack(char* base, std::size_t size, std::size_t guard) noexcept : base_(base), size_(size), guard_(guard) {}
+  void unmap() noexcept;
 
   char* base_ = nullptr;   // start of the mapping = the guard page
   std::size_t size_ = 0;   // whole mapping, guard included
+  std::size_t guard_ = 0;  // bytes of PROT_NONE at base_
 };
 
 }  // namespace duet::fiber
