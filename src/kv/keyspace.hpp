@@ -67,6 +67,13 @@ class Keyspace {
   bool erase(std::string_view key, std::int64_t now);
   void erase(Entry& entry);
   void set_expire(Entry& entry, std::int64_t at);  // Entry::no_expiry persists
+  // Called with each entry that expires (lazily or actively) just before it is
+  // removed: the AOF logs a DEL for it, as Redis propagates expiries.
+  using ExpireHook = void (*)(void* context, const Entry& entry);
+  void set_expire_hook(ExpireHook hook, void* context) noexcept {
+    expire_hook_ = hook;
+    expire_context_ = context;
+  }
   void clear();
 
   [[nodiscard]] std::size_t size() const noexcept { return index_.size(); }
@@ -114,6 +121,8 @@ class Keyspace {
   std::vector<std::uint32_t> volatile_;     // slots whose entry has an expiry
   std::size_t expire_cursor_ = 0;
   std::uint64_t expired_ = 0;
+  ExpireHook expire_hook_ = nullptr;
+  void* expire_context_ = nullptr;
   absl::flat_hash_set<std::uint32_t, SlotHash, SlotEq> index_;
 };
 

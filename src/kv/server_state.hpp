@@ -19,6 +19,7 @@
 #include <functional>
 #include <string>
 
+#include "kv/aof/write_observer.hpp"
 #include "kv/client_registry.hpp"
 #include "kv/store.hpp"
 
@@ -36,6 +37,13 @@ struct ServerConfig {
   std::size_t client_output_limit = 64ull * 1024 * 1024;    // stop reading past this
   std::size_t client_query_limit = 1024ull * 1024 * 1024;   // client-query-buffer-limit
   int hz = 10;                                              // active expiry cycles per second
+  // Persistence (issue 7, src/kv/aof): --appendonly, --appendfsync, --dir.
+  bool appendonly = false;
+  std::string appendfsync = "everysec";                     // always | everysec | no
+  std::string dir = ".";
+  std::string appendfilename = "appendonly.aof";
+  int auto_aof_rewrite_percentage = 100;                    // 0 disables automatic rewrites
+  std::size_t auto_aof_rewrite_min_size = 64ull * 1024 * 1024;
 };
 
 struct ServerStats {
@@ -71,6 +79,10 @@ class ServerState {
   [[nodiscard]] bool shutdown_requested() const noexcept { return shutdown_; }
   void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
+  // Write propagation (the AOF): Session calls it around every cmd_write command.
+  [[nodiscard]] WriteObserver* write_observer() const noexcept { return write_observer_; }
+  void set_write_observer(WriteObserver* observer) noexcept { write_observer_ = observer; }
+
  private:
   ServerConfig config_;
   ServerStats stats_;
@@ -78,6 +90,7 @@ class ServerState {
   ClientRegistry clients_;
   std::function<std::int64_t()> clock_;
   std::function<void()> shutdown_hook_;
+  WriteObserver* write_observer_ = nullptr;
   std::int64_t start_ms_;
   bool shutdown_ = false;
 };
