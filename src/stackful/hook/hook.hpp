@@ -1,0 +1,34 @@
+// libduet_hook — run unmodified blocking socket code (hiredis, plain read/write) inside fibers.
+//
+// Contract
+// - A shared library that interposes, through dlsym(RTLD_NEXT, ...): socket,
+//   connect, accept, accept4, read, write, readv, writev, recv, send,
+//   recvfrom, sendto, recvmsg, sendmsg, poll, close, fcntl, setsockopt, sleep,
+//   usleep, nanosleep. Use it with LD_PRELOAD=libduet_hook.so, or link it
+//   (before libc, which the compiler driver does anyway) and call
+//   duet_hook_installed() once so the linker keeps it (--as-needed).
+// - Active only on a fiber of a running duet::fiber::Scheduler on the calling
+//   thread; everywhere else every call goes straight to libc.
+// - Only sockets made by the hooked socket/accept/accept4 are managed; other
+//   fds (regular files, pipes, ttys, eventfds) always pass through.
+// - A managed socket is non-blocking in the kernel (so the loop can drive it)
+//   while the program keeps its own view: fcntl(F_GETFL/F_SETFL) reads and
+//   writes the *user's* O_NONBLOCK. A call the user made blocking blocks only
+//   the fiber (waiting on a poll IoOp); one the user made non-blocking (or
+//   MSG_DONTWAIT) returns EAGAIN as usual. Off fibers, a blocking call on a
+//   socket that a fiber turned non-blocking is emulated with the real poll.
+// - SO_RCVTIMEO / SO_SNDTIMEO become the wait's timeout: the call fails with
+//   EAGAIN (connect: EINPROGRESS) when it expires, as Linux does.
+// - sleep/usleep/nanosleep on a fiber sleep that fiber only.
+// - Limitation: an fd closed behind libc's back (e.g. inside fclose) is not
+//   seen; only close(2) through the PLT resets the table.
+//
+//   // link: executable(..., dependencies : duet_hook_dep)
+//   duet_hook_installed();                         // keeps the library linked
+//   scheduler.spawn([] { redisContext* c = redisConnect("127.0.0.1", 6379); ... });
+#pragma once
+
+extern "C" {
+// 1 once the library is loaded and has resolved the real functions.
+int duet_hook_installed(void);
+}

@@ -1,0 +1,267 @@
+// libduet_hook: plain blocking POSIX socket code (socket, connect, accept,
+// read, write, poll, close, sleep) run unmodified on fibers, on both backends;
+// the program's own O_NONBLOCK and SO_RCVTIMEO honoured; pass-through outside
+// fibers and for regular files.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "stackful/hook/hook.hpp"
+#include "stackful/scheduler.hpp"
+#include "stackful/this_fiber.hpp"
+
+using namespace std::chrono_literals;
+using duet::Backend;
+using duet::fiber::Scheduler;
+namespace fiber = duet::fiber;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Plain blocking POSIX code, as a library written without fibers in mind would have it.
+int blocking_listener(std::uint16_t& port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const int one = 1;
+  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  REQUIRE(::listen(fd, 128) == 0);
+  socklen_t len = sizeof addr;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  port = ntohs(addr.sin_port);
+  return fd;
+}
+
+int blocking_connect(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool write_all(int fd, const std::string& data) {
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
+    if (n <= 0) return false;
+    done += static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+std::string read_n(int fd, std::size_t want) {
+  std::string got;
+  char buf[4096];
+  while (got.size() < want) {
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n <= 0) break;
+    got.append(buf, static_cast<std::size_t>(n));
+  }
+  return got;
+}
+
+int kernel_flags(int fd) { return static_cast<int>(::syscall(SYS_fcntl, fd, F_GETFL)); }
+
+}  // namespace
+
+TEST_CASE("the hook library is linked and has found libc underneath") { CHECK(duet_hook_installed() == 1); }
+
+TEST_CASE("plain blocking clients and a blocking server share one thread as fibers") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
+  constexpr int clients = 50;
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  int echoed = 0;
+  auto server = scheduler.spawn([&] {
+    for (int i = 0; i < clients; ++i) {
+      const int conn = ::accept(listener, nullptr, nullptr);  // blocks this fiber only
+      REQUIRE(conn >= 0);
+      fiber::spawn([conn] {
+        char buf[256];
+        for (ssize_t n; (n = ::read(conn, buf, sizeof buf)) > 0;) {
+          if (::write(conn, buf, static_cast<std::size_t>(n)) != n) break;
+        }
+        ::close(conn);
+      }).detach();
+    }
+  });
+  for (int i = 0; i < clients; ++i) {
+    scheduler.spawn([&, i] {
+      const int fd = blocking_connect(port);
+      REQUIRE(fd >= 0);
+      const std::string msg = "hello from client " + std::to_string(i);
+      REQUIRE(write_all(fd, msg));
+      if (read_n(fd, msg.size()) == msg) ++echoed;
+      ::close(fd);
+    }).detach();
+  }
+  server.join();
+  scheduler.run();
+  ::close(listener);
+  CHECK(echoed == clients);
+  CHECK(scheduler.loop().in_flight() == 0);
+}
+
+TEST_CASE("outside any fiber the hooked calls are the real blocking calls") {
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  CHECK((kernel_flags(listener) & O_NONBLOCK) == 0);  // not touched off fibers
+  const int client = blocking_connect(port);
+  REQUIRE(client >= 0);
+  const int server = ::accept(listener, nullptr, nullptr);
+  REQUIRE(server >= 0);
+  CHECK(write_all(client, "plain"));
+  CHECK(read_n(server, 5) == "plain");
+  CHECK((kernel_flags(client) & O_NONBLOCK) == 0);
+  ::close(client);
+  ::close(server);
+  ::close(listener);
+}
+
+TEST_CASE("regular files pass through the hooks, on a fiber too") {
+  char path[] = "/tmp/duet_hook_testXXXXXX";
+  const int fd = ::mkstemp(path);
+  REQUIRE(fd >= 0);
+  Scheduler scheduler;
+  auto f = scheduler.spawn([fd] {
+    if (::write(fd, "file data", 9) != 9) return std::string("write failed");
+    ::lseek(fd, 0, SEEK_SET);
+    char buf[16] = {};
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    return std::string(buf, n > 0 ? static_cast<std::size_t>(n) : 0);
+  });
+  CHECK(f.join() == "file data");
+  CHECK(::close(fd) == 0);
+  ::unlink(path);
+}
+
+TEST_CASE("a socket the program made non-blocking keeps returning EAGAIN on a fiber") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  Scheduler scheduler({.backend = backend});
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  auto f = scheduler.spawn([&] {
+    const int fd = blocking_connect(port);
+    const int server = ::accept(listener, nullptr, nullptr);
+    CHECK((::fcntl(fd, F_GETFL) & O_NONBLOCK) == 0);   // the program's view: blocking
+    CHECK((kernel_flags(fd) & O_NONBLOCK) != 0);        // the kernel's: non-blocking
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    CHECK((::fcntl(fd, F_GETFL) & O_NONBLOCK) != 0);
+    char buf[8];
+    errno = 0;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const bool eagain = n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK);
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);  // blocking again: the fiber waits
+    auto writer = fiber::spawn([server] {
+      fiber::yield();
+      return ::write(server, "late", 4);
+    });
+    const std::string got = read_n(fd, 4);
+    writer.join();
+    ::close(fd);
+    ::close(server);
+    return eagain && got == "late";
+  });
+  CHECK(f.join());
+  ::close(listener);
+}
+
+TEST_CASE("SO_RCVTIMEO becomes a timeout that blocks only the fiber") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  Scheduler scheduler({.backend = backend});
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  int ticks = 0;
+  auto reader = scheduler.spawn([&] {
+    const int fd = blocking_connect(port);
+    const int server = ::accept(listener, nullptr, nullptr);
+    const timeval timeout{0, 50'000};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+    char buf[8];
+    const auto start = Clock::now();
+    errno = 0;
+    const ssize_t n = ::read(fd, buf, sizeof buf);
+    const auto waited = Clock::now() - start;
+    const bool timed_out = n == -1 && errno == EAGAIN;
+    ::close(fd);
+    ::close(server);
+    return timed_out && waited >= 45ms && waited < 2s;
+  });
+  auto ticker = scheduler.spawn([&] {
+    for (int i = 0; i < 3; ++i) {
+      ::usleep(5'000);
+      ++ticks;
+    }
+  });
+  CHECK(reader.join());
+  ticker.join();
+  CHECK(ticks == 3);  // the ticker ran while the reader waited
+  ::close(listener);
+}
+
+TEST_CASE("sleep, usleep and nanosleep on fibers sleep the fiber, not the thread") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  Scheduler scheduler({.backend = backend});
+  const auto start = Clock::now();
+  std::vector<fiber::Fiber<void>> sleepers;
+  for (int i = 0; i < 10; ++i) {
+    sleepers.push_back(scheduler.spawn([i] {
+      if (i % 2 == 0) {
+        ::usleep(100'000);
+      } else {
+        const timespec t{0, 100'000'000};
+        ::nanosleep(&t, nullptr);
+      }
+    }));
+  }
+  for (auto& s : sleepers) s.join();
+  const auto elapsed = Clock::now() - start;
+  CHECK(elapsed >= 95ms);
+  CHECK(elapsed < 600ms);  // ten 100 ms sleeps overlapped
+}
+
+TEST_CASE("poll on a fiber waits for the socket while other fibers run") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  Scheduler scheduler({.backend = backend});
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  auto f = scheduler.spawn([&] {
+    const int fd = blocking_connect(port);
+    const int server = ::accept(listener, nullptr, nullptr);
+    pollfd p{fd, POLLIN, 0};
+    const int none = ::poll(&p, 1, 20);  // times out: nothing sent yet
+    auto writer = fiber::spawn([server] { return ::write(server, "x", 1); });
+    p.revents = 0;
+    const int one = ::poll(&p, 1, 5000);
+    writer.join();
+    ::close(fd);
+    ::close(server);
+    return none == 0 && one == 1 && (p.revents & POLLIN) != 0;
+  });
+  CHECK(f.join());
+  ::close(listener);
+}
