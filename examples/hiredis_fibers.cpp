@@ -1,0 +1,117 @@
+// hiredis_fibers — unmodified blocking hiredis on many fibers in one thread.
+//
+//   hiredis_fibers [--host 127.0.0.1] [--port 6379] [--fibers 100] [--requests 1000] [--backend io_uring|epoll]
+//
+// Each fiber calls plain redisConnect and redisCommand — blocking calls that
+// know nothing of fibers. libduet_hook turns their connect/read/write/poll into
+// fiber waits, so the fibers overlap on one thread. Every reply is checked:
+// fiber f's INCR number i must answer i. Exits 0 only if all were right.
+// Needs libduet_hook loaded: link it, or LD_PRELOAD it; if neither was done this
+// program re-executes itself with LD_PRELOAD (DUET_HOOK_LIB overrides the path).
+#include <dlfcn.h>
+#include <hiredis/hiredis.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+
+#include "stackful/scheduler.hpp"
+#include "stackful/this_fiber.hpp"
+
+namespace {
+
+struct Options {
+  std::string host = "127.0.0.1";
+  int port = 6379;
+  int fibers = 100;
+  int requests = 1000;
+  duet::Backend backend = duet::Backend::io_uring;
+};
+
+struct Totals {
+  long checked = 0;
+  long wrong = 0;
+  int in_command = 0;  // fibers inside redisCommand right now
+  int most_at_once = 0;
+};
+
+// One fiber: its own connection and counter key; every reply is checked.
+void client(const Options& opt, Totals& totals, int id, const std::string& run) {
+  redisContext* c = redisConnect(opt.host.c_str(), opt.port);
+  if (c == nullptr || c->err != 0) {
+    std::fprintf(stderr, "fiber %d: connect: %s\n", id, c != nullptr ? c->errstr : "out of memory");
+    totals.wrong += opt.requests;
+    if (c != nullptr) redisFree(c);
+    return;
+  }
+  const std::string key = "duet:hiredis_fibers:" + run + ":" + std::to_string(id);
+  for (long i = 1; i <= opt.requests; ++i) {
+    totals.most_at_once = std::max(totals.most_at_once, ++totals.in_command);
+    auto* reply = static_cast<redisReply*>(redisCommand(c, "INCR %s", key.c_str()));
+    --totals.in_command;
+    const bool right = reply != nullptr && reply->type == REDIS_REPLY_INTEGER && reply->integer == i;
+    ++(right ? totals.checked : totals.wrong);
+    if (reply != nullptr) freeReplyObject(reply);
+    if (reply == nullptr) break;  // the connection is gone
+  }
+  freeReplyObject(redisCommand(c, "DEL %s", key.c_str()));
+  redisFree(c);
+}
+
+void ensure_hooks(char** argv) {
+  if (::dlsym(RTLD_DEFAULT, "duet_hook_installed") != nullptr) return;
+  if (std::getenv("DUET_HOOK_REEXEC") != nullptr) {
+    std::fprintf(stderr, "libduet_hook could not be preloaded; set DUET_HOOK_LIB to its path\n");
+    std::exit(2);
+  }
+  std::string lib = std::getenv("DUET_HOOK_LIB") != nullptr ? std::getenv("DUET_HOOK_LIB") : "";
+  if (lib.empty()) {  // the build tree's layout, else the library search path
+    char self[4096] = {};
+    const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
+    const std::string dir = std::string(self, n > 0 ? static_cast<std::size_t>(n) : 0);
+    lib = dir.substr(0, dir.rfind('/')) + "/../src/stackful/hook/libduet_hook.so";
+    if (::access(lib.c_str(), R_OK) != 0) lib = "libduet_hook.so";
+  }
+  ::setenv("LD_PRELOAD", lib.c_str(), 1);
+  ::setenv("DUET_HOOK_REEXEC", "1", 1);
+  ::execv("/proc/self/exe", argv);
+  std::perror("execv");
+  std::exit(2);
+}
+
+Options parse(int argc, char** argv) {
+  Options opt;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (flag == "--host") opt.host = argv[i + 1];
+    if (flag == "--port") opt.port = std::atoi(argv[i + 1]);
+    if (flag == "--fibers") opt.fibers = std::atoi(argv[i + 1]);
+    if (flag == "--requests") opt.requests = std::atoi(argv[i + 1]);
+    if (flag == "--backend") opt.backend = duet::parse_backend(argv[i + 1]).value_or(opt.backend);
+  }
+  return opt;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ensure_hooks(argv);
+  const Options opt = parse(argc, argv);
+  const std::string run = std::to_string(::getpid());
+  Totals totals;
+  duet::fiber::Scheduler scheduler({.backend = opt.backend, .stack_size = 256 * 1024});
+  const auto start = std::chrono::steady_clock::now();
+  for (int id = 0; id < opt.fibers; ++id) scheduler.spawn(client, std::cref(opt), std::ref(totals), id, run).detach();
+  scheduler.run();
+  const std::chrono::duration<double> elapsed = std::chrono::steady_clock::now() - start;
+  const long expected = static_cast<long>(opt.fibers) * opt.requests;
+  std::printf("%ld requests (%d fibers x %d) in %.3f s: %.0f req/s, %ld checked, %ld wrong, up to %d fibers in "
+              "redisCommand at once (%s)\n",
+              totals.checked + totals.wrong, opt.fibers, opt.requests, elapsed.count(),
+              static_cast<double>(totals.checked) / elapsed.count(), totals.checked, totals.wrong,
+              totals.most_at_once, duet::backend_name(opt.backend).data());
+  return totals.checked == expected && totals.wrong == 0 ? 0 : 1;
+}
