@@ -13,7 +13,7 @@ struct Table {
 
   Table() {
     for (auto family : {connection_commands(), string_commands(), counter_commands(), keyspace_commands(),
-                        expire_commands(), server_commands(), introspection_commands()}) {
+                        expire_commands(), server_commands(), introspection_commands(), aof_commands()}) {
       for (const Command& cmd : family) {
         list.push_back(&cmd);
         by_name.emplace(cmd.name, &cmd);

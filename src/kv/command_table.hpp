@@ -67,5 +67,6 @@ std::span<const Command> keyspace_commands() noexcept;
 std::span<const Command> expire_commands() noexcept;
 std::span<const Command> server_commands() noexcept;
 std::span<const Command> introspection_commands() noexcept;
+std::span<const Command> aof_commands() noexcept;  // kv/aof/commands_aof.cpp
 
 }  // namespace duet::kv

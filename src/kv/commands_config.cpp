@@ -1,7 +1,8 @@
 // CONFIG GET / CONFIG SET over the server's real parameters. Parameters the
 // server cannot change at run time answer like Redis's immutable ones; `save`
-// and `appendonly` exist because redis-benchmark asks for them (duet never
-// persists, so they are "" and "no").
+// and `appendonly` exist because redis-benchmark asks for them (`save` is ""
+// as duet has no RDB; `appendonly` is --appendonly, fixed at start; the AOF's
+// appendfsync and auto-aof-rewrite-* can be changed at run time).
 #include <string>
 
 #include "kv/command_table.hpp"
@@ -64,8 +65,24 @@ constexpr Param params[] = {
     {"hz", [](const ServerConfig& c) { return std::to_string(c.hz); }, nullptr},
     {"save", [](const ServerConfig&) { return std::string(); },
      [](ServerConfig&, std::string_view v) { return v.empty(); }},
-    {"appendonly", [](const ServerConfig&) { return std::string("no"); },
-     [](ServerConfig&, std::string_view v) { return equals_ci(v, "no"); }},
+    {"appendonly", [](const ServerConfig& c) { return std::string(c.appendonly ? "yes" : "no"); },
+     [](ServerConfig& c, std::string_view v) { return equals_ci(v, c.appendonly ? "yes" : "no"); }},  // start-up only
+    {"appendfsync", [](const ServerConfig& c) { return c.appendfsync; },
+     [](ServerConfig& c, std::string_view v) {
+       for (std::string_view policy : {"always", "everysec", "no"}) {
+         if (equals_ci(v, policy)) return c.appendfsync.assign(policy), true;
+       }
+       return false;
+     }},
+    {"appendfilename", [](const ServerConfig& c) { return c.appendfilename; }, nullptr},
+    {"dir", [](const ServerConfig& c) { return c.dir; }, nullptr},
+    {"auto-aof-rewrite-percentage", [](const ServerConfig& c) { return std::to_string(c.auto_aof_rewrite_percentage); },
+     [](ServerConfig& c, std::string_view v) {
+       std::int64_t n = 0;
+       return parse_i64(v, n) && n >= 0 && n <= 1000000 ? (c.auto_aof_rewrite_percentage = static_cast<int>(n), true) : false;
+     }},
+    {"auto-aof-rewrite-min-size", [](const ServerConfig& c) { return std::to_string(c.auto_aof_rewrite_min_size); },
+     [](ServerConfig& c, std::string_view v) { return parse_memory(v, c.auto_aof_rewrite_min_size); }},
     {"maxmemory", [](const ServerConfig&) { return std::string("0"); }, nullptr},
     {"timeout", [](const ServerConfig&) { return std::string("0"); }, nullptr},
 };

@@ -3,6 +3,7 @@
 #include <optional>
 #include <stop_token>
 
+#include "kv/aof/aof_wait_fiber.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 #include "stackful/scheduler.hpp"
@@ -19,6 +20,7 @@ void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
                       conn.native_handle());
   for (;;) {
     if (auto out = session.output(); !out.empty()) {
+      kv::wait_durable(rt.aof());  // replies leave once their writes are logged (group commit)
       if (!conn.send_all(out, stop)) break;
       session.consume_output(out.size());
     }
@@ -52,6 +54,7 @@ int main(int argc, char** argv) {
     std::optional<fiber::Scheduler> scheduler;
     rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
     auto listener = fiber::TcpListener::bind(rt.listen_address());
+    rt.start_aof(scheduler->loop());
     rt.on_listening(listener.local_address());
     std::stop_source stop;
     scheduler->spawn([&] {

@@ -2,6 +2,7 @@
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
 
+#include "kv/aof/aof_wait_task.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 #include "task/run.hpp"
@@ -20,6 +21,7 @@ Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
                       conn.native_handle());
   for (;;) {
     if (auto out = session.output(); !out.empty()) {
+      co_await kv::aof_durable(rt.aof());  // replies leave once their writes are logged (group commit)
       if (!co_await conn.send_all(out, stop)) break;
       session.consume_output(out.size());
     }
@@ -65,6 +67,7 @@ int main(int argc, char** argv) {
     std::optional<EventLoop> loop;
     rt.open_backend([&](Backend b) { loop.emplace(b); });
     auto listener = TcpListener::bind(*loop, rt.listen_address());
+    rt.start_aof(*loop);
     rt.on_listening(listener.local_address());
     run_until_complete(*loop, run_server(rt, *loop, listener));
     rt.on_stopped();

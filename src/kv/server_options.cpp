@@ -70,6 +70,27 @@ const Flag flags[] = {
        bool ok = v == "debug" || v == "verbose" || v == "notice" || v == "warning";
        return ok && (o.config.loglevel.assign(v), true);
      }},
+    {"appendonly", "yes or no",
+     [](ServerOptions& o, std::string_view v) {
+       return (v == "yes" || v == "no") && (o.config.appendonly = v == "yes", true);
+     }},
+    {"appendfsync", "always, everysec or no",
+     [](ServerOptions& o, std::string_view v) {
+       bool ok = v == "always" || v == "everysec" || v == "no";
+       return ok && (o.config.appendfsync.assign(v), true);
+     }},
+    {"dir", "an existing directory for the append-only file",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.config.dir.assign(v), true); }},
+    {"auto-aof-rewrite-percentage", "an integer >= 0 (0 disables automatic rewrites)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 0, 1000000, n) && (o.config.auto_aof_rewrite_percentage = static_cast<int>(n), true);
+     }},
+    {"auto-aof-rewrite-min-size", "a size, e.g. 64mb",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_bytes(v, n) && (o.config.auto_aof_rewrite_min_size = n, true);
+     }},
     {"hz", "an integer 1..500 (active expiry cycles per second)",
      [](ServerOptions& o, std::string_view v) {
        std::uint64_t n = 0;
@@ -124,6 +145,12 @@ std::string usage(std::string_view program) {
       "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
       "  --loglevel LEVEL         debug, verbose, notice (default) or warning\n"
       "  --hz N                   active expiry cycles per second (default 10)\n"
+      "  --appendonly yes|no      log every write to <dir>/appendonly.aof and replay\n"
+      "                           it at start (default no)\n"
+      "  --appendfsync POLICY     always (reply after fsync), everysec (default) or no\n"
+      "  --dir DIR                where the append-only file lives (default .)\n"
+      "  --auto-aof-rewrite-percentage N  rewrite when the AOF grew N% (default 100)\n"
+      "  --auto-aof-rewrite-min-size N    ...and is at least N bytes (default 64mb)\n"
       "  --help                   this text\n\n"
       "Stop it with Ctrl-C, SIGTERM or the SHUTDOWN command.\n";
   return text;

@@ -2,7 +2,8 @@
 //
 // Contract
 // - parse_server_options(argc, argv) reads --port, --bind, --backend,
-//   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help
+//   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help,
+//   --appendonly, --appendfsync, --dir, --auto-aof-rewrite-percentage/-min-size
 //   (each as "--flag value" or "--flag=value") and validates every value. On a
 //   bad flag it returns an error message naming the flag, the value and what
 //   is allowed; nothing is printed and nothing exits here.

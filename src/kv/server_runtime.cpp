@@ -124,10 +124,20 @@ std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, 
   return milliseconds(50);
 }
 
+void ServerRuntime::start_aof(EventLoop& loop) {
+  if (!state_.config().appendonly) return;
+  auto aof = std::make_unique<AofService>(state_, loop, [this](bool warning, const std::string& line) {
+    log_.write(warning ? LogLevel::warning : LogLevel::notice, line);
+  });
+  aof->open();  // on a throw, `aof` is released here, while the loop is alive
+  aof_ = std::move(aof);
+}
+
 bool ServerRuntime::tick() {
   // Budget: up to 10k volatile keys per tick (100k/s at hz 10), like Redis's
   // "fast" effort; the cycle is O(budget) so it never stalls the loop.
   state_.store().active_expire_cycle(state_.now_ms(), 10'000);
+  if (aof_) aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || state_.shutdown_requested();
 }
 
@@ -138,6 +148,7 @@ std::chrono::milliseconds ServerRuntime::tick_interval() const noexcept {
 void ServerRuntime::on_stopped() {
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
+  if (aof_) aof_->shutdown();
   log_.write(LogLevel::warning, "Received " + why + ", shutting down; bye bye");
 }
 

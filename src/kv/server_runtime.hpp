@@ -27,11 +27,14 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <system_error>
 
 #include "io/backend.hpp"
+#include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
+#include "kv/aof/aof_service.hpp"
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
 #include "kv/server_state.hpp"
@@ -54,6 +57,11 @@ class ServerRuntime {
   void open_backend(const std::function<void(Backend)>& open);
   [[nodiscard]] SocketAddress listen_address() const;  // throws std::invalid_argument on a bad --bind
   void on_listening(const SocketAddress& local);
+  // --appendonly yes: loads the AOF (throws on a corrupt one) and logs writes
+  // from now on; drivers call it on their loop before serving. aof() is then
+  // non-null; on_stopped() flushes and fsyncs it while the loop is still alive.
+  void start_aof(EventLoop& loop);
+  [[nodiscard]] AofService* aof() noexcept { return aof_.get(); }
 
   [[nodiscard]] bool admit(int fd);
   void on_disconnect() noexcept { --connections_; }
@@ -70,6 +78,7 @@ class ServerRuntime {
   std::size_t connections_ = 0;
   int spare_fd_ = -1;  // reserved for the EMFILE dance
   std::int64_t last_emfile_log_ms_ = 0;
+  std::unique_ptr<AofService> aof_;  // last: goes before the state it observes
 };
 
 }  // namespace duet::kv

@@ -51,6 +51,8 @@ class AofBuffer {
     append(db, std::span<const std::string_view>(argv.begin(), argv.size()));
   }
   void append_raw(std::string_view bytes) { bytes_.append(bytes); }
+  // Bytes that belong before everything buffered (a failed write put back).
+  void prepend_raw(std::string_view bytes) { bytes_.insert(0, bytes); }
 
   [[nodiscard]] std::string_view bytes() const noexcept { return bytes_; }
   [[nodiscard]] std::size_t size() const noexcept { return bytes_.size(); }

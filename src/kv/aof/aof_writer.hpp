@@ -58,6 +58,7 @@ class AofWriter {
 
   void append(int db, std::string_view records);
   void wait(DurableWaiter& waiter);
+  void forget(DurableWaiter& waiter) noexcept;  // a waiter going away before its resume
   // Whether a connection about to send replies must wait first.
   [[nodiscard]] bool must_wait() const noexcept { return appended_ > released_upto(); }
   void tick(std::int64_t now_ms);
@@ -100,6 +101,7 @@ class AofWriter {
   std::uint64_t written_ = 0;
   std::uint64_t durable_ = 0;
   std::uint64_t fsyncs_ = 0;
+  std::uint64_t frozen_upto_ = 0;
   std::int64_t last_sync_ms_ = 0;
   IoOp kick_op_;
   IoOp write_op_;

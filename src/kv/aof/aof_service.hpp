@@ -1,0 +1,90 @@
+// duet::kv::AofService — the append-only file of one server: load at start,
+// log every write, group commit, fsync policy, rewrite (manual and automatic).
+//
+// Contract
+// - open(): loads <dir>/<appendfilename> into the state (a truncated tail is cut
+//   and logged as a warning; a corrupt file throws std::runtime_error naming the
+//   byte offset), opens it for appending, and installs itself as the state's
+//   WriteObserver and as every database's expire hook. Call once, on the loop
+//   thread, before accepting connections.
+// - Drivers: before sending replies, `must_wait()` → `wait(waiter)` (see
+//   aof_wait_task.hpp / aof_wait_fiber.hpp), so a reply leaves only once the
+//   writes before it are written (everysec, no) or on disk (always).
+// - tick(): from the server's timer: everysec fsync, leftover writes, automatic
+//   rewrite when the file grew past auto-aof-rewrite-percentage over its size
+//   after the last rewrite (or load) and is at least auto-aof-rewrite-min-size.
+// - shutdown(): completes in-flight work and fsyncs; the loop must be alive.
+//   The service must outlive every session of the state. Loop thread only.
+//
+//   AofService aof(state, loop, log);
+//   aof.open();
+//   ... every 100 ms: aof.tick(); at exit: aof.shutdown();
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "io/event_loop.hpp"
+#include "kv/aof/aof_buffer.hpp"
+#include "kv/aof/aof_loader.hpp"
+#include "kv/aof/aof_rewriter.hpp"
+#include "kv/aof/aof_worker.hpp"
+#include "kv/aof/aof_writer.hpp"
+#include "kv/aof/write_observer.hpp"
+#include "kv/server_state.hpp"
+
+namespace duet::kv {
+
+class AofService final : public WriteObserver {
+ public:
+  using Log = AofRewriter::Log;
+
+  AofService(ServerState& state, EventLoop& loop, Log log);
+  AofService(const AofService&) = delete;
+  AofService& operator=(const AofService&) = delete;
+  AofService(AofService&&) = delete;
+  AofService& operator=(AofService&&) = delete;
+  ~AofService();
+
+  AofLoadResult open();
+  [[nodiscard]] bool must_wait() const noexcept { return writer_ && writer_->must_wait(); }
+  void wait(DurableWaiter& waiter) { writer_->wait(waiter); }
+  void forget(DurableWaiter& waiter) noexcept { writer_->forget(waiter); }
+  void tick();
+  void shutdown();
+
+  [[nodiscard]] const AofWriter& writer() const noexcept { return *writer_; }
+  [[nodiscard]] const AofRewriter& rewriter() const noexcept { return *rewriter_; }
+  [[nodiscard]] std::string path() const;
+
+  void before_write(const Command& cmd, CommandContext& ctx) override;
+  void after_write(const Command& cmd, CommandContext& ctx, std::string_view reply) override;
+  void on_expired(int db, const Entry& entry) override;
+  bool request_rewrite(std::string& message) override;
+
+ private:
+  struct DbHook {
+    AofService* self;
+    int db;
+  };
+  static void expired_thunk(void* context, const Entry& entry);
+  void log_records(int db, std::string_view staged);
+  void maybe_auto_rewrite();
+
+  ServerState& state_;
+  EventLoop& loop_;
+  Log log_;
+  AofWorker worker_;
+  std::unique_ptr<AofWriter> writer_;
+  std::unique_ptr<AofRewriter> rewriter_;
+  AofBuffer staged_;
+  std::array<DbHook, Store::db_count> hooks_{};
+  std::uint64_t base_size_ = 0;  // file size after the last load or rewrite
+  std::uint64_t rewrites_seen_ = 0;
+  bool stopped_ = false;
+};
+
+}  // namespace duet::kv
