@@ -22,6 +22,7 @@ EventLoop::~EventLoop() {
 }
 
 void EventLoop::submit(IoOp& op) noexcept { poller_->submit(op); }
+int EventLoop::start(IoOp& op) noexcept { return poller_->start(op); }
 void EventLoop::cancel(IoOp& op) noexcept {
   if (op.in_flight()) poller_->cancel(op);
 }

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <atomic>
+#include <climits>
 #include <chrono>
 #include <cstddef>
 #include <memory>
@@ -56,6 +57,16 @@ class EventLoop {
 
   // Starts op (see io_op.hpp). Never fails: errors come back through complete_.
   void submit(IoOp& op) noexcept;
+
+  // Returned by start() when the op went in flight.
+  static constexpr int pending = INT_MIN;
+  // Like submit, but lets the backend finish the op on the spot: when the
+  // non-blocking syscall succeeds or fails without waiting (epoll), start returns
+  // its result and complete_ is NOT called (the op never went in flight). Else it
+  // returns `pending` and complete_ runs later, as after submit. A per-turn budget
+  // bounds inline finishes so one busy stream cannot starve the others; io_uring
+  // always returns `pending` (its SQEs already complete inline in the kernel).
+  int start(IoOp& op) noexcept;
   // Asks the kernel to stop op early. complete_ still runs exactly once, with
   // -ECANCELED, or with the real result if the op finished first. No-op when op
   // is not in flight.

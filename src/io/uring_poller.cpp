@@ -99,8 +99,8 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
     case OpKind::nop: io_uring_prep_nop(sqe); break;
     case OpKind::read: io_uring_prep_read(sqe, op.fd_, op.buf_, len, offset); break;
     case OpKind::write: io_uring_prep_write(sqe, op.fd_, op.buf_, len, offset); break;
-    case OpKind::recv: io_uring_prep_recv(sqe, op.fd_, op.buf_, op.len_, op.flags_); break;
-    case OpKind::send: io_uring_prep_send(sqe, op.fd_, op.buf_, op.len_, op.flags_ | MSG_NOSIGNAL); break;
+    case OpKind::recv: io_uring_prep_recv(sqe, op.fd_, op.buf_, len, op.flags_); break;
+    case OpKind::send: io_uring_prep_send(sqe, op.fd_, op.buf_, len, op.flags_ | MSG_NOSIGNAL); break;
     case OpKind::accept:
       io_uring_prep_accept(sqe, op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_);
       break;

@@ -29,10 +29,20 @@ bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
     return false;
   }
   waiter_ = waiter;
-  loop_->submit(op_);
-  // Registered after submit so a stop can always find the op in flight. Safe
+  return launch();
+}
+
+// EventLoop::start lets epoll finish the op right here when the syscall does
+// not block: then we do not suspend at all (no queueing, no loop turn).
+bool IoAwaiter::launch() noexcept {
+  const int r = loop_->start(op_);
+  if (r != EventLoop::pending) {
+    res_ = r;
+    return false;
+  }
+  // Registered once the op is in flight, so a stop always finds it there. Safe
   // against the callback running inside this constructor: not stopped (checked).
-  if (token_.stop_possible()) on_stop_.emplace(token_, Canceller{this});
+  if (token_.stop_possible() && !on_stop_) on_stop_.emplace(token_, Canceller{this});
   return true;
 }
 

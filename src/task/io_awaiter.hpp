@@ -53,8 +53,12 @@ class IoAwaiter {
 
  protected:
   // For derived awaiters whose setup failed (e.g. socket() for connect).
-  void set_failed(int res) noexcept { res_ = res; failed_early_ = true; }
+  void set_failed(int res) noexcept {
+    res_ = res;
+    failed_early_ = true;
+  }
   [[nodiscard]] int result() const noexcept { return res_; }
+  void set_result(int res) noexcept { res_ = res; }
   // res -> IoResult: bytes, with 0 bytes into a non-empty buffer meaning EOF.
   [[nodiscard]] IoResult<std::size_t> size_result() const noexcept;
   [[nodiscard]] IoResult<void> void_result() const noexcept;
@@ -70,6 +74,9 @@ class IoAwaiter {
   // Cancel and wait out an in-flight op; derived destructors call it before their
   // own members (a sockaddr, an fd) go away.
   void abandon() noexcept;
+  // Starts op_: true if it is in flight (complete_ will resume the waiter),
+  // false if it finished at once (result() holds the outcome).
+  bool launch() noexcept;
 
  private:
   struct Canceller {

@@ -44,25 +44,41 @@ SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::s
 
 bool SendAllAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   if (op_.timeout_.count() > 0) deadline_ = std::chrono::steady_clock::now() + op_.timeout_;
-  return IoAwaiter::await_suspend(waiter);
+  if (IoAwaiter::await_suspend(waiter)) return true;
+  int res = result();
+  while (advance(res)) {  // sent a part at once: go on with the rest
+    if (launch()) return true;
+    res = result();
+  }
+  set_result(res);
+  return false;
 }
 
-// Runs on the loop thread for each chunk; resubmits the same op for the rest.
+// Counts a chunk; true when there is more to send (op_ now describes the rest).
+// On false, res is the final result: an error, or the last chunk's size.
+bool SendAllAwaiter::advance(int& res) noexcept {
+  if (res <= 0) return false;
+  sent_ += static_cast<std::size_t>(res);
+  if (sent_ >= total_) return false;
+  op_.buf_ = static_cast<char*>(op_.buf_) + res;
+  op_.len_ = total_ - sent_;
+  if (op_.timeout_.count() > 0) {
+    const auto left = deadline_ - std::chrono::steady_clock::now();
+    if (left <= std::chrono::steady_clock::duration::zero()) {
+      res = -ETIMEDOUT;
+      return false;
+    }
+    op_.timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+  }
+  return true;
+}
+
+// Runs on the loop thread for each chunk that had to wait; starts the rest.
 void SendAllAwaiter::on_chunk(IoOp* op, int res) noexcept {
   auto* self = static_cast<SendAllAwaiter*>(static_cast<IoAwaiter*>(op->context_));
-  if (res > 0) {
-    self->sent_ += static_cast<std::size_t>(res);
-    if (self->sent_ < self->total_) {
-      op->buf_ = static_cast<char*>(op->buf_) + res;
-      op->len_ = self->total_ - self->sent_;
-      if (op->timeout_.count() > 0) {
-        const auto left = self->deadline_ - std::chrono::steady_clock::now();
-        if (left <= std::chrono::steady_clock::duration::zero()) return on_complete(op, -ETIMEDOUT);
-        op->timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
-      }
-      self->loop_->submit(*op);
-      return;
-    }
+  while (self->advance(res)) {
+    res = self->loop_->start(*op);
+    if (res == EventLoop::pending) return;
   }
   on_complete(op, res);
 }

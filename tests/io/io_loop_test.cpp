@@ -237,3 +237,36 @@ TEST_CASE("socket addresses parse IPv4, IPv6 and localhost") {
   CHECK_FALSE(duet::SocketAddress::parse("example.com", 80).has_value());
   CHECK_FALSE(duet::SocketAddress::parse_endpoint("1.2.3.4:99999").has_value());
 }
+
+TEST_CASE("start finishes a ready op inline on epoll and leaves io_uring ops pending") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  REQUIRE(::write(pair.fds[1], "hey", 3) == 3);
+  char buf[8];
+  RecordingOp op;
+  op.kind_ = OpKind::recv;
+  op.fd_ = pair.fds[0];
+  op.buf_ = buf;
+  op.len_ = sizeof buf;
+  const int r = loop.start(op);
+  if (backend == Backend::epoll) {
+    CHECK(r == 3);
+    CHECK_FALSE(op.in_flight());
+  } else {
+    CHECK(r == EventLoop::pending);
+    run_until(loop, op);
+    CHECK(op.res == 3);
+  }
+  loop.run_once();
+  CHECK(loop.in_flight() == 0);
+  RecordingOp waits;  // nothing to read: both backends leave it pending
+  waits.kind_ = OpKind::recv;
+  waits.fd_ = pair.fds[0];
+  waits.buf_ = buf;
+  waits.len_ = sizeof buf;
+  CHECK(loop.start(waits) == EventLoop::pending);
+  REQUIRE(::write(pair.fds[1], "x", 1) == 1);
+  run_until(loop, waits);
+  CHECK(waits.res == 1);
+}

@@ -168,6 +168,20 @@ TEST_CASE("a timeout fires, cancels the op and leaves the data for the next recv
   CHECK(duet::run_until_complete(loop, body(loop)) == "after");
 }
 
+TEST_CASE("a timeout bounds a whole send_all to a peer that never reads") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  auto body = [](EventLoop& lp) -> Task<std::error_code> {
+    Pair p = co_await connected_pair(lp);
+    small_buffers(p.client);
+    const std::string payload(16u << 20, 'z');
+    auto r = co_await duet::with_timeout(p.client.send_all(payload), 50ms);
+    co_return r.error();
+  };
+  CHECK(duet::run_until_complete(loop, body(loop)) == std::errc::timed_out);
+  CHECK(loop.in_flight() == 0);
+}
+
 TEST_CASE("a stop token cancels a pending recv and a sleep") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   EventLoop loop(backend);

@@ -27,6 +27,7 @@ class EpollPoller final : public Poller {
   ~EpollPoller() override = default;
 
   void submit(IoOp& op) noexcept override;
+  int start(IoOp& op) noexcept override;
   void cancel(IoOp& op) noexcept override;
   int abandon(IoOp& op) noexcept override;
   std::size_t turn(Clock::time_point deadline) override;
@@ -46,6 +47,7 @@ class EpollPoller final : public Poller {
   void unpark(IoOp& op) noexcept;
   void retry(OpQueue& waiters) noexcept;
   void dispatch(const epoll_event& event) noexcept;
+  void poll(Clock::time_point deadline);
   void expire_timers(Clock::time_point now) noexcept;
   OpQueue& queue_for(IoOp& op) noexcept;
 
@@ -54,6 +56,8 @@ class EpollPoller final : public Poller {
   std::vector<FdWaiters> fds_;  // indexed by fd
   TimerHeap timers_;
   std::vector<epoll_event> events_;
+  int inline_budget_ = 0;     // inline finishes left this turn (start)
+  bool polled_last_ = false;  // did the previous turn call epoll_pwait2?
 };
 
 }  // namespace duet::detail

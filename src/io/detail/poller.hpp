@@ -15,6 +15,7 @@
 #pragma once
 
 #include <chrono>
+#include <climits>
 #include <cstddef>
 #include <memory>
 
@@ -31,6 +32,7 @@ namespace duet::detail {
 class Poller {
  public:
   using Clock = std::chrono::steady_clock;
+  static constexpr int pending = INT_MIN;  // == EventLoop::pending
 
   Poller() = default;
   Poller(const Poller&) = delete;
@@ -40,6 +42,11 @@ class Poller {
   virtual ~Poller() = default;
 
   virtual void submit(IoOp& op) noexcept = 0;
+  // EventLoop::start; the default never finishes inline.
+  virtual int start(IoOp& op) noexcept {
+    submit(op);
+    return pending;
+  }
   virtual void cancel(IoOp& op) noexcept = 0;
   virtual int abandon(IoOp& op) noexcept = 0;
   // Push work, wait until something finishes, wake() or deadline (a deadline in

@@ -41,6 +41,7 @@ class SendAllAwaiter : public IoAwaiter {
 
  private:
   static void on_chunk(IoOp* op, int res) noexcept;
+  bool advance(int& res) noexcept;
   std::size_t total_;
   std::size_t sent_ = 0;
   std::chrono::steady_clock::time_point deadline_{};
