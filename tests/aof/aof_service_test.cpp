@@ -1,0 +1,181 @@
+// The AOF on a real EventLoop, both backends, files in a temp dir: group
+// commit under appendfsync always, everysec, and a rewrite under writes.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "aof/aof_test_util.hpp"
+#include "kv/aof/aof_loader.hpp"
+#include "kv/aof/aof_service.hpp"
+#include "kv/kv_test_util.hpp"
+#include "kv/session.hpp"
+
+using namespace duet;
+using namespace duet::kv;
+using kvtest::run;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/duet-aof-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp");
+    path_ = name;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+};
+
+struct FlagWaiter : DurableWaiter {
+  bool done = false;
+  FlagWaiter() {
+    resume_ = [](DurableWaiter* w) noexcept { static_cast<FlagWaiter*>(w)->done = true; };
+  }
+};
+
+ServerConfig aof_config(const std::string& dir, std::string policy) {
+  ServerConfig c;
+  c.appendonly = true;
+  c.appendfsync = std::move(policy);
+  c.dir = dir;
+  return c;
+}
+
+template <class Done>
+bool turn_until(EventLoop& loop, Done done, std::chrono::milliseconds limit = std::chrono::seconds(10)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done()) {
+    if (std::chrono::steady_clock::now() > deadline) return false;
+    loop.run_once(std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
+  }
+  return true;
+}
+
+std::uint64_t file_size(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+AofService::Log quiet() {
+  return [](bool, const std::string&) {};
+}
+
+}  // namespace
+
+TEST_CASE("under appendfsync always a reply is released only after an fsync, and one fsync covers a turn of writers") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  TempDir dir;
+  ServerState state(aof_config(dir.path(), "always"));
+  EventLoop loop(backend);
+  AofService aof(state, loop, quiet());
+  aof.open();
+  std::vector<std::unique_ptr<Session>> sessions;
+  std::vector<FlagWaiter> waiters(50);
+  for (auto& w : waiters) {
+    sessions.push_back(std::make_unique<Session>(state));
+    CHECK(run(*sessions.back(), {"INCR", "n"}).front() == ':');
+    REQUIRE(aof.must_wait());
+    aof.wait(w);
+  }
+  const std::uint64_t target = aof.writer().appended();
+  CHECK(aof.writer().durable() < target);
+  REQUIRE(turn_until(loop, [&] { return std::all_of(waiters.begin(), waiters.end(), [](auto& w) { return w.done; }); }));
+  CHECK(aof.writer().durable() >= target);
+  CHECK(aof.writer().fsync_count() == 1);
+  CHECK_FALSE(aof.must_wait());
+  aof.shutdown();
+  ServerState reloaded;
+  REQUIRE(load_aof(reloaded, dir.path() + "/appendonly.aof").status == AofLoadStatus::loaded);
+  CHECK(as_view(reloaded.store().db(0).find("n", 0)->value) == "50");
+}
+
+TEST_CASE("under appendfsync everysec a reply waits for the write only, and the fsync comes from tick a second later") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  TempDir dir;
+  ServerState state(aof_config(dir.path(), "everysec"));
+  EventLoop loop(backend);
+  AofService aof(state, loop, quiet());
+  aof.open();
+  Session s(state);
+  run(s, {"SET", "k", "v"});
+  FlagWaiter w;
+  aof.wait(w);
+  REQUIRE(turn_until(loop, [&] { return w.done; }));
+  CHECK(aof.writer().written() == aof.writer().appended());
+  CHECK(aof.writer().fsync_count() == 0);
+  aof.tick();
+  CHECK(aof.writer().fsync_count() == 0);  // not a second yet
+  ::usleep(1'100'000);
+  aof.tick();
+  REQUIRE(turn_until(loop, [&] { return aof.writer().fsync_count() == 1; }));
+  CHECK(aof.writer().durable() == aof.writer().written());
+  aof.shutdown();
+}
+
+TEST_CASE("a rewrite under a stream of writes loses nothing, shrinks the log and leaves no temp file") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  TempDir dir;
+  ServerState state(aof_config(dir.path(), "everysec"));
+  EventLoop loop(backend);
+  AofService aof(state, loop, quiet());
+  aof.open();
+  Session s(state);
+  for (int i = 0; i < 20'000; ++i) {
+    std::string key = "key:" + std::to_string(i);
+    run(s, {"SET", key, "x"});
+    run(s, {"APPEND", key, "y"});
+    if (i % 3 == 0) run(s, {"SET", "vol:" + std::to_string(i), "v", "EX", "3600"});
+  }
+  run(s, {"SELECT", "2"});
+  run(s, {"MSET", "a", "1", "b", "2"});
+  run(s, {"SELECT", "0"});
+  aof.tick();
+  REQUIRE(turn_until(loop, [&] { return !aof.must_wait() || (aof.tick(), false); }));
+  const std::uint64_t before = file_size(aof.path());
+  std::string message;
+  REQUIRE(aof.request_rewrite(message));
+  CHECK(message == "Background append only file rewriting started");
+  CHECK_FALSE(aof.request_rewrite(message));
+  CHECK(message == "ERR Background append only file rewriting already in progress");
+  std::mt19937 rng(11);
+  int turns = 0;
+  REQUIRE(turn_until(loop, [&] {
+    for (int j = 0; j < 40; ++j) {  // writes between slices hit keys on both sides of the scan
+      std::string key = "key:" + std::to_string(rng() % 20'000);
+      switch (rng() % 6) {
+        case 0: run(s, {"APPEND", key, "z"}); break;
+        case 1: run(s, {"INCR", "counter:" + std::to_string(rng() % 100)}); break;
+        case 2: run(s, {"DEL", key}); break;
+        case 3: run(s, {"APPEND", "new:" + std::to_string(rng() % 5000), "n"}); break;
+        case 4: run(s, {"RENAME", key, "renamed:" + std::to_string(rng() % 5000)}); break;
+        default: run(s, {"PEXPIRE", key, std::to_string(100'000 + rng() % 1000)}); break;
+      }
+    }
+    if (++turns == 5) run(s, {"SELECT", "2"}), run(s, {"FLUSHDB"}), run(s, {"SET", "c", "3"}), run(s, {"SELECT", "0"});
+    return !aof.rewriter().running();
+  }, std::chrono::seconds(60)));
+  CHECK(aof.rewriter().completed() == 1);
+  CHECK(turns > 5);
+  run(s, {"APPEND", "after", "rewrite"});
+  aof.shutdown();
+  CHECK(file_size(aof.path()) < before);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/temp-rewriteaof-" + std::to_string(::getpid()) + ".aof"));
+  ServerState reloaded;
+  REQUIRE(load_aof(reloaded, aof.path()).status == AofLoadStatus::loaded);
+  const std::int64_t now = ServerState::system_now_ms();
+  CHECK(aoftest::dump(reloaded, now) == aoftest::dump(state, now));
+}
