@@ -1,0 +1,263 @@
+// The executables with --appendonly yes, killed and restarted: data and expiry
+// survive restarts, acknowledged INCRs survive SIGKILL under appendfsync
+// always, a truncated tail is recovered, corruption is refused, and a rewrite
+// under load loses nothing. Every server runs on port 0 in a temp dir and is
+// killed by pid.
+#include <catch2/catch.hpp>
+
+#include <sys/stat.h>
+
+#include <atomic>
+#include <filesystem>
+#include <random>
+#include <thread>
+
+#include "aof/aof_e2e_support.hpp"
+
+using aofe2e::Client;
+using aofe2e::Server;
+
+namespace {
+
+class TempDir {
+ public:
+  TempDir() {
+    char name[] = "/tmp/duet-aof-e2e-XXXXXX";
+    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp");
+    path_ = name;
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  ~TempDir() { std::filesystem::remove_all(path_); }
+  [[nodiscard]] const std::string& path() const noexcept { return path_; }
+  [[nodiscard]] std::string aof() const { return path_ + "/appendonly.aof"; }
+
+ private:
+  std::string path_;
+};
+
+std::string exe(const char* voice) {
+  const char* path = std::getenv(std::string(voice) == "stackless" ? "DUET_KV_STACKLESS" : "DUET_KV_STACKFUL");
+  if (path == nullptr) FAIL("DUET_KV_STACKLESS / DUET_KV_STACKFUL not set (run through meson test)");
+  return path;
+}
+
+std::int64_t now_ms() {
+  using namespace std::chrono;
+  return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
+}
+
+std::uint64_t size_of(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0 ? static_cast<std::uint64_t>(st.st_size) : 0;
+}
+
+// Sends INCR counter in pipelined bursts until the connection ends or `stop`;
+// returns the highest value the server acknowledged.
+long hammer_incr(int port, const std::atomic<bool>& stop, long& sent) {
+  long acked = 0;
+  try {
+    Client c(port);
+    const std::string burst = [] {
+      std::string b;
+      for (int i = 0; i < 8; ++i) b += aofe2e::resp({"INCR", "counter"});
+      return b;
+    }();
+    while (!stop.load()) {
+      if (!c.send(burst)) break;
+      sent += 8;
+      for (int i = 0; i < 8; ++i) {
+        std::string r = c.reply(5000);
+        if (r.empty() || r[0] != ':') return acked;
+        acked = std::max(acked, std::atol(r.c_str() + 1));
+      }
+    }
+  } catch (const std::exception&) {
+  }
+  return acked;
+}
+
+}  // namespace
+
+TEST_CASE("a restart keeps the data and the absolute expiry times, for both executables on both backends") {
+  const char* voice = GENERATE("stackless", "stackful");
+  const char* backend = GENERATE("io_uring", "epoll");
+  INFO(voice << " on " << backend);
+  TempDir dir;
+  const std::int64_t expire_at = now_ms() + 3'600'000;
+  {
+    Server server(exe(voice), backend, dir.path());
+    REQUIRE(server.running());
+    Client c(server.port());
+    CHECK(c.call({"SET", "plain", "hello"}) == "+OK");
+    CHECK(c.call({"INCRBY", "n", "41"}) == ":41");
+    CHECK(c.call({"INCR", "n"}) == ":42");
+    CHECK(c.call({"SET", "ttl", "v", "PXAT", std::to_string(expire_at)}) == "+OK");
+    CHECK(c.call({"SET", "rel", "v", "EX", "3600"}) == "+OK");
+    CHECK(c.call({"SET", "short", "v", "PX", "200"}) == "+OK");
+    CHECK(c.call({"SELECT", "5"}) == "+OK");
+    CHECK(c.call({"APPEND", "in5", "abc"}) == ":3");
+    CHECK(server.stop(SIGTERM) == 0);
+  }
+  ::usleep(300'000);  // "short" expires while the server is down
+  Server server(exe(voice), backend, dir.path());
+  REQUIRE(server.running());
+  Client c(server.port());
+  CHECK(c.call({"GET", "plain"}) == "hello");
+  CHECK(c.call({"GET", "n"}) == "42");
+  long pttl = std::atol(c.call({"PTTL", "ttl"}).c_str() + 1);
+  CHECK(pttl > 3'590'000);
+  CHECK(pttl <= expire_at - now_ms() + 50);
+  CHECK(std::atol(c.call({"TTL", "rel"}).c_str() + 1) > 3590);
+  CHECK(c.call({"GET", "short"}) == "(nil)");
+  CHECK(c.call({"SELECT", "5"}) == "+OK");
+  CHECK(c.call({"GET", "in5"}) == "abc");
+  CHECK(server.stop(SIGTERM) == 0);
+}
+
+TEST_CASE("under appendfsync always no acknowledged INCR is lost when the server is SIGKILLed at random moments") {
+  const char* voice = GENERATE("stackless", "stackful");
+  const char* backend = GENERATE("io_uring", "epoll");
+  INFO(voice << " on " << backend);
+  TempDir dir;
+  std::mt19937 rng(std::random_device{}());
+  long acked = 0;
+  long sent = 0;
+  for (int round = 0; round < 6; ++round) {  // 4 combinations x 6 = 24 kills
+    Server server(exe(voice), backend, dir.path(), {"--appendfsync", "always"});
+    REQUIRE(server.running());
+    {
+      Client check(server.port());
+      std::string value = check.call({"GET", "counter"});
+      long now = value == "(nil)" ? 0 : std::atol(value.c_str());
+      INFO("round " << round << ": acknowledged " << acked << ", recovered " << now);
+      REQUIRE(now >= acked);
+      REQUIRE(now <= sent);
+    }
+    std::atomic<bool> stop{false};
+    const pid_t pid = server.pid();
+    const auto delay = std::chrono::milliseconds(20 + rng() % 180);
+    std::thread killer([&] {
+      std::this_thread::sleep_for(delay);
+      ::kill(pid, SIGKILL);
+    });
+    acked = std::max(acked, hammer_incr(server.port(), stop, sent));
+    killer.join();
+    server.stop(SIGKILL);
+  }
+  Server server(exe(voice), backend, dir.path(), {"--appendfsync", "always"});
+  Client check(server.port());
+  long final_value = std::atol(check.call({"GET", "counter"}).c_str());
+  CHECK(final_value >= acked);
+  CHECK(acked > 0);
+}
+
+TEST_CASE("a truncated last record is dropped with a warning, the file is cut there and the server starts") {
+  TempDir dir;
+  const std::string good = aofe2e::resp({"SELECT", "0"}) + aofe2e::resp({"SET", "a", "1"});
+  aofe2e::write_file(dir.aof(), good + "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhal");
+  Server server(exe("stackless"), "io_uring", dir.path());
+  REQUIRE(server.running());
+  CHECK_THAT(server.log(), Catch::Contains("short read while loading the AOF file"));
+  CHECK_THAT(server.log(), Catch::Contains("at byte offset " + std::to_string(good.size())));
+  CHECK(size_of(dir.aof()) == good.size());
+  Client c(server.port());
+  CHECK(c.call({"GET", "a"}) == "1");
+  CHECK(c.call({"GET", "b"}) == "(nil)");
+  CHECK(c.call({"SET", "b", "2"}) == "+OK");
+  server.stop();
+  Server again(exe("stackful"), "epoll", dir.path());
+  Client c2(again.port());
+  CHECK(c2.call({"GET", "b"}) == "2");
+}
+
+TEST_CASE("corruption in the middle of the log refuses to start, naming the byte offset") {
+  TempDir dir;
+  const std::string good = aofe2e::resp({"SELECT", "0"}) + aofe2e::resp({"SET", "a", "1"});
+  aofe2e::write_file(dir.aof(), good + "*2\r\n$3\r\nDEL\r\nXX\r\n" + aofe2e::resp({"SET", "b", "2"}));
+  const char* voice = GENERATE("stackless", "stackful");
+  Server server(exe(voice), "io_uring", dir.path());
+  CHECK_FALSE(server.running());
+  CHECK(server.exit_code() == 1);
+  CHECK_THAT(server.log(), Catch::Contains("Bad file format reading the append only file"));
+  CHECK_THAT(server.log(), Catch::Contains("at byte offset " + std::to_string(good.size() + 13)));
+  CHECK(size_of(dir.aof()) > good.size());  // the file is left alone
+}
+
+TEST_CASE("a rewrite under load loses no acknowledged write and shrinks the log") {
+  const char* voice = GENERATE("stackless", "stackful");
+  INFO(voice);
+  TempDir dir;
+  Server server(exe(voice), "io_uring", dir.path(), {"--appendfsync", "always"});
+  REQUIRE(server.running());
+  {
+    Client loader(server.port());
+    std::string batch;
+    for (int i = 0; i < 20'000; ++i) {
+      batch += aofe2e::resp({"SET", "key:" + std::to_string(i), "v"});
+      batch += aofe2e::resp({"APPEND", "key:" + std::to_string(i), std::to_string(i)});
+    }
+    REQUIRE(loader.send(batch));
+    for (int i = 0; i < 40'000; ++i) REQUIRE(!loader.reply().empty());
+  }
+  const std::uint64_t before = size_of(dir.aof());
+  std::atomic<bool> stop{false};
+  long sent = 0;
+  long acked = 0;
+  std::thread load([&] { acked = hammer_incr(server.port(), stop, sent); });
+  Client admin(server.port());
+  CHECK(admin.call({"BGREWRITEAOF"}) == "+Background append only file rewriting started");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (server.log().find("Background AOF rewrite finished successfully") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    ::usleep(10'000);
+  }
+  ::usleep(100'000);  // some writes after the switch too
+  stop = true;
+  load.join();
+  REQUIRE_THAT(server.log(), Catch::Contains("Background AOF rewrite finished successfully"));
+  CHECK(size_of(dir.aof()) < before);
+  server.stop(SIGKILL);
+  Server again(exe(voice), "epoll", dir.path());
+  Client c(again.port());
+  CHECK(std::atol(c.call({"GET", "counter"}).c_str()) >= acked);
+  CHECK(acked > 0);
+  CHECK(c.call({"DBSIZE"}) == ":20001");
+  CHECK(c.call({"GET", "key:12345"}) == "v12345");
+}
+
+TEST_CASE("the log grows past the automatic rewrite threshold and is rewritten without BGREWRITEAOF") {
+  TempDir dir;
+  Server server(exe("stackless"), "epoll", dir.path(),
+                {"--auto-aof-rewrite-min-size", "1mb", "--auto-aof-rewrite-percentage", "100"});
+  Client c(server.port());
+  std::string batch;
+  for (int i = 0; i < 30'000; ++i) batch += aofe2e::resp({"SET", "k" + std::to_string(i % 100), std::string(40, 'x')});
+  REQUIRE(c.send(batch));
+  for (int i = 0; i < 30'000; ++i) REQUIRE(c.reply() == "+OK");
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+  while (server.log().find("Background AOF rewrite finished successfully") == std::string::npos &&
+         std::chrono::steady_clock::now() < deadline) {
+    ::usleep(20'000);
+  }
+  CHECK_THAT(server.log(), Catch::Contains("Starting automatic rewriting of AOF"));
+  CHECK(size_of(dir.aof()) < 100'000);
+  CHECK(c.call({"DBSIZE"}) == ":100");
+}
+
+TEST_CASE("CONFIG GET reports the persistence flags and CONFIG SET appendfsync applies at run time") {
+  TempDir dir;
+  Server server(exe("stackful"), "io_uring", dir.path(), {"--appendfsync", "no"});
+  Client c(server.port());
+  REQUIRE(c.send(aofe2e::resp({"CONFIG", "GET", "appendonly"})));
+  CHECK(c.reply() == "*2");
+  CHECK(c.reply() == "appendonly");
+  CHECK(c.reply() == "yes");
+  CHECK(c.call({"CONFIG", "SET", "appendfsync", "always"}) == "+OK");
+  REQUIRE(c.send(aofe2e::resp({"CONFIG", "GET", "appendfsync"})));
+  CHECK(c.reply() == "*2");
+  CHECK(c.reply() == "appendfsync");
+  CHECK(c.reply() == "always");
+  CHECK(c.call({"CONFIG", "SET", "appendonly", "no"}).substr(0, 4) == "-ERR");
+  CHECK(c.call({"SET", "k", "v"}) == "+OK");
+}
