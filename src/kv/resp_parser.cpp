@@ -7,8 +7,9 @@
 // Redis's quirks are kept on purpose: a multibulk count or bulk header line ends
 // at '\r' and the following byte is skipped whatever it is; the two bytes after
 // a bulk's payload are skipped unchecked; an inline line ends at '\n' with an
-// optional '\r' before it. The only difference: Redis searches with strchr, which
-// stops at a NUL byte inside a header line; memchr here does not.
+// optional '\r' before it; and since Redis looks for line ends with strchr, a NUL
+// byte in an inline line or a header line means the line never ends (until the
+// 64 KiB limit turns it into an error). Bulk payloads are binary safe.
 #include "kv/resp_parser.hpp"
 
 #include <climits>
@@ -25,6 +26,7 @@ void RespParser::reset() noexcept {
   scan_ = 0;
   remaining_ = 0;
   bulk_len_ = -1;
+  nul_blocked_ = false;
   offsets_.clear();
 }
 
@@ -40,10 +42,15 @@ ParseStatus RespParser::parse(std::string_view input) {
 
 std::size_t RespParser::find_from_scan(std::string_view input, char c) noexcept {
   std::size_t from = scan_ > pos_ ? scan_ : pos_;
-  if (from < input.size()) {
-    if (const void* hit = std::memchr(input.data() + from, c, input.size() - from)) {
-      return static_cast<std::size_t>(static_cast<const char*>(hit) - input.data());
-    }
+  if (!nul_blocked_ && from < input.size()) {
+    const char* base = input.data() + from;
+    std::size_t n = input.size() - from;
+    const void* hit = std::memchr(base, c, n);
+    std::size_t before = hit != nullptr ? static_cast<std::size_t>(static_cast<const char*>(hit) - base) : n;
+    // Redis searches with strchr on its NUL-terminated buffer: a NUL byte before
+    // the line end hides it for good, and only the size limit ends the wait.
+    nul_blocked_ = std::memchr(base, '\0', before) != nullptr;
+    if (hit != nullptr && !nul_blocked_) return from + before;
   }
   scan_ = input.size();
   return std::string_view::npos;

@@ -17,6 +17,9 @@
 //   \xHH escapes, LF-only lines). Limits and messages are Redis's: 64 KiB for an
 //   inline line or a count line, bulk lengths up to max_bulk_len, and while the
 //   client is not authenticated at most 10 arguments of at most 16 KiB.
+//   Like Redis (which uses strchr), a NUL byte inside an inline line or a
+//   header line hides the line's end: the command stays incomplete until the
+//   64 KiB limit makes it an error. Bulk payloads are binary safe.
 // - args() views point into `input` (multibulk) or into the parser (inline): they
 //   are valid until the next parse() or until the input bytes change.
 // - No I/O, no threads: one parser per connection. It allocates only to grow its
@@ -82,6 +85,7 @@ class RespParser {
   std::size_t scan_ = 0;         // searched for a line end up to here
   std::int64_t remaining_ = 0;   // multibulk arguments still to read
   std::int64_t bulk_len_ = -1;   // current bulk's length, -1 before its header
+  bool nul_blocked_ = false;     // a NUL byte hides the line end (Redis's strchr)
   std::size_t consumed_ = 0;
   std::size_t wanted_ = 0;
   std::vector<std::pair<std::size_t, std::size_t>> offsets_;  // multibulk args (offset, length)
