@@ -45,17 +45,24 @@ def configurations(build, port):
     }
 
 
-def workloads(quick):
-    """(name, redis-benchmark arguments, request count). SET runs before GET so GETs hit."""
+def workloads(quick, clients):
+    """(name, client, arguments, size). For redis-benchmark the size is the request
+    count; for duet's load generator (bench/echo/echo_load --resp) it is seconds.
+    SET runs before GET so GETs hit."""
     scale = 0.1 if quick else 1.0
     out = []
     for pipeline in (1, 16):
         n = int((100_000 if pipeline == 1 else 1_000_000) * scale)
-        out.append((f"ping P{pipeline}", ["-t", "ping_inline", "-P", str(pipeline)], n))
+        if "redis-benchmark" in clients:
+            out.append((f"ping P{pipeline}", "redis-benchmark", ["-t", "ping_inline", "-P", str(pipeline)], n))
         for size in (3, 1024):
             for test in ("set", "get"):
-                args = ["-t", test, "-P", str(pipeline), "-d", str(size), "-r", "100000"]
-                out.append((f"{test} {size}B P{pipeline}", args, n))
+                if "redis-benchmark" in clients:
+                    args = ["-t", test, "-P", str(pipeline), "-d", str(size), "-r", "100000"]
+                    out.append((f"{test} {size}B P{pipeline}", "redis-benchmark", args, n))
+                if "duet" in clients:
+                    args = ["--resp", test, "--depth", str(pipeline), "--size", str(size), "--keys", "100000"]
+                    out.append((f"duet {test} {size}B P{pipeline}", "duet", args, 1.0 if quick else 3.0))
     return out
 
 
@@ -116,11 +123,28 @@ def redis_benchmark(port, args, n, clients=50):
             "p99_ms": float(row["p99_latency_ms"]), "max_ms": float(row["max_latency_ms"])}
 
 
-def measure(server, port, args, n):
+def duet_load(build, port, args, seconds, clients=50):
+    cmd = ["taskset", "-c", CLIENT_CPU, f"{build}/bench/echo/echo_load", "--port", str(port),
+           "--connections", str(clients), "--duration", str(seconds), "--warmup", "0", *args]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr}")
+    row = json.loads(done.stdout.strip().splitlines()[-1])
+    return {"rps": row["rps"], "requests": row["requests"], "p50_ms": row["p50_us"] / 1000,
+            "p99_ms": row["p99_us"] / 1000, "p999_ms": row["p999_us"] / 1000}
+
+
+def measure(server, port, workload, build):
+    _, client, args, size = workload
     cpu0, t0 = server.cpu_seconds(), time.time()
-    sample = redis_benchmark(port, args, n)
+    if client == "duet":
+        sample = duet_load(build, port, args, size)
+        requests = sample["requests"]
+    else:
+        sample = redis_benchmark(port, args, size)
+        requests = size
     sample["seconds"] = time.time() - t0
-    sample["server_cpu_us_per_req"] = (server.cpu_seconds() - cpu0) * 1e6 / n
+    sample["server_cpu_us_per_req"] = (server.cpu_seconds() - cpu0) * 1e6 / max(requests, 1)
     return sample
 
 
@@ -144,14 +168,14 @@ def idle_connection_bytes(server, port, count):
             s.close()
 
 
-def run_config(name, argv, port, loads, idle):
+def run_config(name, argv, port, loads, idle, build):
     server = Server(argv, port)
     samples = {}
     try:
-        for load_name, args, n in loads:
-            if name.startswith("floor") and not load_name.startswith("ping"):
+        for load in loads:
+            if name.startswith("floor") and not load[0].startswith("ping"):
                 continue
-            samples[load_name] = measure(server, port, args, n)
+            samples[load[0]] = measure(server, port, load, build)
         rss_after = server.rss_bytes()
         per_idle = idle_connection_bytes(server, port, idle) if idle and not name.startswith("floor") else None
     finally:
@@ -187,10 +211,23 @@ def syscalls_per_request(name, argv, port, out_dir):
     return {f"get 3B P{p}": (traced(["-P", str(p)], n) - idle) / n for p, n in ((1, 20_000), (16, 200_000))}
 
 
+def floor_cpu(results, names):
+    """The floor's CPU µs per request at each pipeline depth: the cheaper floor
+    server answering PING. Every workload at that depth is compared with it."""
+    floors = {}
+    for pipeline in ("P1", "P16"):
+        vals = [statistics.median(r[n]["workloads"][f"ping {pipeline}"]["server_cpu_us_per_req"] for r in results)
+                for n in names if n.startswith("floor") and f"ping {pipeline}" in results[0][n]["workloads"]]
+        if vals:
+            floors[pipeline] = min(vals)
+    return floors
+
+
 def median_table(results, loads, names):
-    lines = ["| workload | configuration | req/s (median, min–max) | p50 ms | p99 ms | "
-             "server CPU µs/req | × redis CPU | × floor CPU |", "|---|---|---|---|---|---|---|---|"]
-    for load_name, _, _ in loads:
+    floors = floor_cpu(results, names)
+    lines = ["| workload | configuration | req/s (median, min–max) | p50 ms | p99 ms | p99.9 ms | "
+             "server CPU µs/req | × redis CPU | × floor CPU |", "|---|---|---|---|---|---|---|---|---|"]
+    for load_name, *_ in loads:
         per_cfg = {}
         for name in names:
             reps = [r[name]["workloads"][load_name] for r in results if load_name in r[name]["workloads"]]
@@ -198,16 +235,17 @@ def median_table(results, loads, names):
                 per_cfg[name] = reps
         def med(name, key):
             return statistics.median(s[key] for s in per_cfg[name])
-        floor = min((med(n, "server_cpu_us_per_req") for n in per_cfg if n.startswith("floor")), default=None)
+        floor = floors.get(load_name.rsplit(" ", 1)[-1])
         redis = med("redis", "server_cpu_us_per_req") if "redis" in per_cfg else None
         for name, reps in per_cfg.items():
             rps = [s["rps"] for s in reps]
             cpu = med(name, "server_cpu_us_per_req")
             vs_redis = f"{cpu / redis:.2f}" if redis else "-"
             vs_floor = f"{cpu / floor:.2f}" if floor else "-"
+            p999 = f"{med(name, 'p999_ms'):.3f}" if "p999_ms" in reps[0] else "-"
             lines.append(f"| {load_name} | {name} | {statistics.median(rps):,.0f} "
                          f"({min(rps):,.0f}–{max(rps):,.0f}) | {med(name, 'p50_ms'):.3f} | "
-                         f"{med(name, 'p99_ms'):.3f} | {cpu:.2f} | {vs_redis} | {vs_floor} |")
+                         f"{med(name, 'p99_ms'):.3f} | {p999} | {cpu:.2f} | {vs_redis} | {vs_floor} |")
     return lines
 
 
@@ -241,6 +279,8 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated configuration names")
     ap.add_argument("--quick", action="store_true", help="a tenth of the requests, for a smoke run")
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
+    ap.add_argument("--clients", default="redis-benchmark,duet",
+                    help="load generators: redis-benchmark, duet (bench/echo/echo_load --resp), or both")
     opts = ap.parse_args()
     if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000:
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000")
@@ -250,14 +290,14 @@ def main():
     missing = [n for n in names if n != "redis" and not os.access(configs[n][0], os.X_OK)]
     if missing:
         sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
-    loads = workloads(opts.quick)
+    loads = workloads(opts.quick, opts.clients.split(","))
     os.makedirs(opts.out, exist_ok=True)
     results = []
     for rep in range(opts.reps):
         row = {}
         for i, name in enumerate(names):
             print(f"\r[rep {rep + 1}/{opts.reps}] {name:<20} ({i + 1}/{len(names)})", end="", flush=True)
-            row[name] = run_config(name, configs[name], opts.port, loads, opts.idle)
+            row[name] = run_config(name, configs[name], opts.port, loads, opts.idle, opts.build)
         results.append(row)
     print()
     syscalls = {}

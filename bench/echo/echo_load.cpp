@@ -2,14 +2,21 @@
 //
 //   echo_load --port 7000 [--host 127.0.0.1] [--connections 100] [--depth 1]
 //             [--size 64] [--duration 10] [--warmup 2] [--backend io_uring] [--label name]
+//             [--resp ping|get|set] [--keys 100000]
 //
 // Each connection keeps `depth` messages of `size` bytes in flight: it sends
-// `depth`, then sends one more each time a full echo comes back. Latency is
+// `depth`, then sends one more each time a full echo comes back. With --resp it
+// speaks RESP to a Redis-protocol server instead: each message is a PING, a GET
+// or a SET (value of `size` bytes) of a random key among `keys` (named like
+// redis-benchmark's, key:000000000042), and a message is done when its whole
+// reply has arrived. Latency is
 // measured per message (send time of the oldest outstanding message to the
 // arrival of its last byte) into a log-linear histogram, only after the warm-up.
 // Prints one human line on stderr and one JSON object on stdout.
+#include <charconv>
 #include <chrono>
 #include <cstdio>
+#include <random>
 #include <cstdlib>
 #include <deque>
 #include <string>
@@ -17,6 +24,7 @@
 #include <vector>
 
 #include "bench/echo/histogram.hpp"
+#include "bench/echo/resp_replies.hpp"
 #include "io/event_loop.hpp"
 #include "task/run.hpp"
 #include "task/task_scope.hpp"
@@ -27,7 +35,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct Options {
-  std::string host = "127.0.0.1";
+  const char* host = "127.0.0.1";  // argv strings: (GCC 12 -Wrestrict misfires on std::string =)
   std::uint16_t port = 7000;
   int connections = 100;
   int depth = 1;
@@ -35,7 +43,48 @@ struct Options {
   double duration = 10;
   double warmup = 2;
   duet::Backend backend = duet::Backend::io_uring;
-  std::string label = "echo";
+  const char* label = "echo";
+  std::string resp;  // empty: echo; else ping, get or set
+  std::uint32_t keys = 100000;
+};
+
+// What one connection sends and how it knows a message is answered.
+class Protocol {
+ public:
+  Protocol(const Options& opt, std::uint32_t seed) : opt_(opt), rng_(seed), value_(opt.size, 'x') {}
+
+  // The bytes of the next request.
+  std::string_view next() {
+    if (opt_.resp.empty()) return value_;
+    if (opt_.resp == "ping") return "*1\r\n$4\r\nPING\r\n";
+    char key[32];
+    int key_len = std::snprintf(key, sizeof key, "key:%012u", static_cast<unsigned>(rng_() % opt_.keys));
+    request_.clear();
+    request_ += opt_.resp == "get" ? "*2\r\n$3\r\nGET\r\n" : "*3\r\n$3\r\nSET\r\n";
+    request_ += "$" + std::to_string(key_len) + "\r\n";
+    request_.append(key, static_cast<std::size_t>(key_len)).append("\r\n");
+    if (opt_.resp == "set") request_ += "$" + std::to_string(value_.size()) + "\r\n" + value_ + "\r\n";
+    return request_;
+  }
+  // How many messages the received bytes complete; -1 on a reply it cannot frame.
+  long answered(std::string_view received) {
+    if (!opt_.resp.empty()) {
+      std::size_t done = replies_.feed(received);
+      return replies_.malformed() ? -1 : static_cast<long>(done);
+    }
+    echoed_ += received.size();
+    auto done = static_cast<long>(echoed_ / opt_.size);
+    echoed_ %= opt_.size;
+    return done;
+  }
+
+ private:
+  const Options& opt_;
+  std::minstd_rand rng_;
+  std::string value_;
+  std::string request_;
+  duet::bench::RespReplies replies_;
+  std::size_t echoed_ = 0;
 };
 
 struct Shared {
@@ -43,6 +92,7 @@ struct Shared {
   Clock::time_point end;
   duet::bench::Histogram histogram;
   std::uint64_t requests = 0;
+  std::uint32_t next_seed = 1;
   int failures = 0;
 };
 
@@ -52,21 +102,20 @@ duet::Task<void> connection(duet::EventLoop& loop, duet::SocketAddress addr, con
     ++shared.failures;
     co_return;
   }
-  const std::string message(opt.size, 'x');
+  Protocol protocol(opt, static_cast<std::uint32_t>(shared.requests + shared.next_seed++));
   std::vector<char> buf(64 * 1024);
   std::deque<Clock::time_point> sent;
-  std::size_t pending_bytes = 0;  // bytes of the oldest message already received
   for (int i = 0; i < opt.depth; ++i) {
     sent.push_back(Clock::now());
-    if (!co_await conn->send_all(message)) co_return void(++shared.failures);
+    if (!co_await conn->send_all(protocol.next())) co_return void(++shared.failures);
   }
   while (!sent.empty()) {
     auto n = co_await conn->recv(buf);
     if (!n) co_return void(++shared.failures);
-    pending_bytes += *n;
+    long done = protocol.answered({buf.data(), *n});
+    if (done < 0) co_return void(++shared.failures);
     const auto now = Clock::now();
-    while (pending_bytes >= opt.size && !sent.empty()) {
-      pending_bytes -= opt.size;
+    for (; done > 0 && !sent.empty(); --done) {
       if (sent.front() >= shared.measure_from && now <= shared.end) {
         shared.histogram.record(static_cast<std::uint64_t>((now - sent.front()).count()));
         ++shared.requests;
@@ -74,7 +123,7 @@ duet::Task<void> connection(duet::EventLoop& loop, duet::SocketAddress addr, con
       sent.pop_front();
       if (now < shared.end) {
         sent.push_back(now);
-        if (!co_await conn->send_all(message)) co_return void(++shared.failures);
+        if (!co_await conn->send_all(protocol.next())) co_return void(++shared.failures);
       }
     }
   }
@@ -87,22 +136,54 @@ duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) 
   co_await scope.join();
 }
 
+[[noreturn]] void usage_error(const char* argv0, std::string_view what) {
+  std::fprintf(stderr,
+               "%s: %.*s\nusage: %s --port N [--host ADDR] [--connections 1-10000] [--depth 1-1024]\n"
+               "  [--size 1-1048576] [--duration S] [--warmup S] [--backend io_uring|epoll] [--label NAME]\n"
+               "  [--resp ping|get|set] [--keys 1-100000000]\n",
+               argv0, static_cast<int>(what.size()), what.data(), argv0);
+  std::exit(2);
+}
+
+// A whole number in [lo, hi], or a usage error naming the flag.
+long long number(const char* argv0, std::string_view flag, std::string_view v, long long lo, long long hi) {
+  long long x = 0;
+  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
+  if (ec != std::errc{} || end != v.data() + v.size() || x < lo || x > hi) {
+    usage_error(argv0, std::string(flag) + " wants a whole number from " + std::to_string(lo) + " to " +
+                           std::to_string(hi) + ", not '" + std::string(v) + "'");
+  }
+  return x;
+}
+
+double seconds(const char* argv0, std::string_view flag, const char* v) {
+  char* end = nullptr;
+  double x = std::strtod(v, &end);
+  if (end == v || *end != '\0' || !(x >= 0 && x <= 3600)) usage_error(argv0, std::string(flag) + " wants 0-3600 seconds");
+  return x;
+}
+
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i + 1 < argc; i += 2) {
+  for (int i = 1; i < argc; i += 2) {
     const std::string_view f = argv[i];
+    if (i + 1 >= argc) usage_error(argv[0], std::string(f) + " needs a value");
     const char* v = argv[i + 1];
     if (f == "--host") o.host = v;
-    else if (f == "--port") o.port = static_cast<std::uint16_t>(std::atoi(v));
-    else if (f == "--connections") o.connections = std::atoi(v);
-    else if (f == "--depth") o.depth = std::max(1, std::atoi(v));
-    else if (f == "--size") o.size = std::max<std::size_t>(1, std::strtoul(v, nullptr, 10));
-    else if (f == "--duration") o.duration = std::atof(v);
-    else if (f == "--warmup") o.warmup = std::atof(v);
-    else if (f == "--backend") o.backend = duet::parse_backend(v).value_or(o.backend);
+    else if (f == "--port") o.port = static_cast<std::uint16_t>(number(argv[0], f, v, 1, 65535));
+    else if (f == "--connections") o.connections = static_cast<int>(number(argv[0], f, v, 1, 10000));
+    else if (f == "--depth") o.depth = static_cast<int>(number(argv[0], f, v, 1, 1024));
+    else if (f == "--size") o.size = static_cast<std::size_t>(number(argv[0], f, v, 1, 1 << 20));
+    else if (f == "--keys") o.keys = static_cast<std::uint32_t>(number(argv[0], f, v, 1, 100000000));
+    else if (f == "--duration") o.duration = seconds(argv[0], f, v);
+    else if (f == "--warmup") o.warmup = seconds(argv[0], f, v);
     else if (f == "--label") o.label = v;
-    else std::fprintf(stderr, "unknown option %s\n", argv[i]);
+    else if (f == "--resp" && (std::string_view(v) == "ping" || std::string_view(v) == "get" || std::string_view(v) == "set")) o.resp = v;
+    else if (f == "--backend" && duet::parse_backend(v)) o.backend = *duet::parse_backend(v);
+    else usage_error(argv[0], "bad option " + std::string(f) + " " + v);
   }
+  if (o.duration <= 0) usage_error(argv[0], "--duration must be above 0");
+  if (!duet::SocketAddress::parse(o.host, o.port)) usage_error(argv[0], "--host wants a numeric address or localhost");
   return o;
 }
 
@@ -119,12 +200,12 @@ int main(int argc, char** argv) {
   const double rps = static_cast<double>(shared.requests) / opt.duration;
   const auto us = [&](double p) { return static_cast<double>(shared.histogram.percentile(p)) / 1000.0; };
   std::fprintf(stderr, "%s: %d conn x depth %d, %zu B: %.0f req/s, p50 %.1f us, p99 %.1f us, p99.9 %.1f us%s\n",
-               opt.label.c_str(), opt.connections, opt.depth, opt.size, rps, us(50), us(99), us(99.9),
+               opt.label, opt.connections, opt.depth, opt.size, rps, us(50), us(99), us(99.9),
                shared.failures != 0 ? " (with failures)" : "");
   std::printf(
       "{\"label\":\"%s\",\"connections\":%d,\"depth\":%d,\"size\":%zu,\"duration_s\":%.3f,\"requests\":%llu,"
       "\"rps\":%.1f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"failures\":%d}\n",
-      opt.label.c_str(), opt.connections, opt.depth, opt.size, opt.duration,
+      opt.label, opt.connections, opt.depth, opt.size, opt.duration,
       static_cast<unsigned long long>(shared.requests), rps, us(50), us(99), us(99.9), shared.failures);
   return shared.failures == 0 ? 0 : 1;
 }
