@@ -96,15 +96,17 @@ class Scheduler {
   friend void detail::drop_handle(detail::FiberRecord&) noexcept;
   friend struct SchedulerAccess;
 
+  // Called from the templates above, so exported; the rest are internal to
+  // libduet (hidden: direct calls, no PLT, on every switch).
   void launch(detail::FiberRecord& fiber);
   void run_ready();
   void poll_io();
-  void resume(detail::FiberRecord& fiber);
-  void switch_to_main(detail::FiberRecord& self);
-  [[noreturn]] void exit_running() noexcept;
-  void drop_ref(detail::FiberRecord& fiber) noexcept;
-  void keep_error(std::exception_ptr error) noexcept;
-  static void fiber_main(void* data, void* transfer) noexcept;
+  [[gnu::visibility("hidden")]] void resume(detail::FiberRecord& fiber);
+  [[gnu::visibility("hidden")]] void switch_to_main(detail::FiberRecord& self);
+  [[gnu::visibility("hidden"), noreturn]] void exit_running() noexcept;
+  [[gnu::visibility("hidden")]] void drop_ref(detail::FiberRecord& fiber) noexcept;
+  [[gnu::visibility("hidden")]] void keep_error(std::exception_ptr error) noexcept;
+  [[gnu::visibility("hidden")]] static void fiber_main(void* data, void* transfer) noexcept;
 
   EventLoop loop_;
   StackPool pool_;

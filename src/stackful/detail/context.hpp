@@ -23,6 +23,10 @@
 extern "C" {
 void* duet_context_switch(void** save_sp, void* load_sp, void* transfer) noexcept;
 void duet_context_entry() noexcept;
+// The same function under a hidden name: libduet's own calls skip the PLT.
+// Only usable from inside libduet (it is not exported).
+[[gnu::visibility("hidden")]] void* duet_context_switch_local(void** save_sp, void* load_sp,
+                                                             void* transfer) noexcept;
 }
 
 namespace duet::fiber::detail {
@@ -31,6 +35,11 @@ using EntryFn = void (*)(void* data, void* transfer) noexcept;
 
 inline void* switch_context(void** save_sp, void* load_sp, void* transfer) noexcept {
   return duet_context_switch(save_sp, load_sp, transfer);
+}
+
+// For libduet's scheduler only (see duet_context_switch_local).
+inline void* switch_context_local(void** save_sp, void* load_sp, void* transfer) noexcept {
+  return duet_context_switch_local(save_sp, load_sp, transfer);
 }
 
 // Builds the 64-byte frame duet_context_switch pops (see switch_x86_64.S):

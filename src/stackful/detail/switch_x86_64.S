@@ -55,7 +55,11 @@
     .p2align 4
     .globl  duet_context_switch
     .type   duet_context_switch, @function
+    .globl  duet_context_switch_local       /* the same code, for calls from inside */
+    .hidden duet_context_switch_local       /* libduet: hidden, so no PLT hop       */
+    .type   duet_context_switch_local, @function
 duet_context_switch:
+duet_context_switch_local:
     .cfi_startproc
     pushq   %rbp                    /* save callee-saved rbp                     */
     .cfi_adjust_cfa_offset 8
@@ -123,6 +127,7 @@ duet_context_switch:
     jmpq    *%rcx                   /* resume it (see above: jmp, not ret)        */
     .cfi_endproc
     .size   duet_context_switch, .-duet_context_switch
+    .size   duet_context_switch_local, .-duet_context_switch_local
 
 /*
  * duet_context_entry: the first "resume address" of every new context.
