@@ -90,7 +90,6 @@ void ServerRuntime::on_listening(const SocketAddress& local) {
 }
 
 bool ServerRuntime::admit(int fd) {
-  ++state_.stats().connections_received;
   if (connections_ >= state_.config().maxclients) {
     ++state_.stats().rejected_connections;
     // Best effort, like Redis: a fresh socket's send buffer takes these few bytes.
@@ -98,6 +97,7 @@ bool ServerRuntime::admit(int fd) {
     return false;
   }
   ++connections_;
+  ++state_.stats().connections_received;  // Redis counts only admitted connections
   return true;
 }
 

@@ -117,14 +117,14 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     ctx.reply.error("NOAUTH Authentication required.");
     return;
   }
+  client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
+  client_.last_active_ms = now;
   WriteObserver* observer = (cmd->flags & cmd_write) != 0 ? server_.write_observer() : nullptr;
   const std::size_t reply_start = out_.size();
   if (observer != nullptr) observer->before_write(*cmd, ctx);
   cmd->handler(ctx);
   if (observer != nullptr) observer->after_write(*cmd, ctx, std::string_view(out_).substr(reply_start));
   ++server_.stats().commands_processed;
-  client_.last_command = cmd->name;
-  client_.last_active_ms = now;
 }
 
 void Session::reject_unknown(std::span<const std::string_view> argv) {

@@ -10,12 +10,11 @@ out="${2:-$root/build-kv-fuzz}"
 mkdir -p "$out/corpus"
 cxx="${CXX_FUZZ:-clang++}"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$root/src")
-sources=("$root"/src/kv/*.cpp "$root"/src/kv/detail/*.cpp "$root/tests/kv/fuzz_session.cpp")
-# Only the sans-I/O core: the drivers (main files) are not part of the target.
+# The core's sources, as src/kv/meson.build lists them in kv_core_sources.
 core=()
-for f in "${sources[@]}"; do
-  case "$f" in */driver_*|*/main_*|*/server_main*) ;; *) core+=("$f") ;; esac
-done
+while read -r f; do core+=("$root/src/kv/$f"); done < <(
+  sed -n '/^kv_core_sources = files(/,/^)/p' "$root/src/kv/meson.build" | grep -o "'[^']*\.cpp'" | tr -d "'")
+core+=("$root/tests/kv/fuzz_session.cpp")
 echo "building $out/kv_fuzz with $cxx"
 # shellcheck disable=SC2046
 "$cxx" "${flags[@]}" "${core[@]}" -o "$out/kv_fuzz" $(pkg-config --cflags --libs absl_flat_hash_map absl_hash)
