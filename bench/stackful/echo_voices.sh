@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Echo benchmark, both voices: duet stackless (bench/echo's server) and duet
+# stackful (examples/echo_stackful) on io_uring and on epoll, plus Asio when
+# built — all driven by the same client (bench/echo/echo_load, io_uring),
+# servers alternating within each repetition, server and client on different
+# cores. Same method and output as bench/echo/run.sh, with the fiber servers added.
+#
+#   meson setup build-release -Dbuildtype=release && ninja -C build-release
+#   bench/stackful/echo_voices.sh build-release
+#
+# Knobs (environment): REPS=5 DURATION=5 WARMUP=1 CONNS="1 100" DEPTH=1 SIZE=64
+#                      SERVER_CPU=1 CLIENT_CPU=0 OUT=/tmp/duet-echo-voices.jsonl
+set -euo pipefail
+
+BUILD=${1:-build-release}
+REPS=${REPS:-5}
+DURATION=${DURATION:-5}
+WARMUP=${WARMUP:-1}
+CONNS=${CONNS:-"1 100"}
+DEPTH=${DEPTH:-1}
+SIZE=${SIZE:-64}
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+OUT=${OUT:-/tmp/duet-echo-voices.jsonl}
+PORT=${PORT:-7700}
+
+SERVERS=("stackless-io_uring" "stackless-epoll" "stackful-io_uring" "stackful-epoll")
+[[ -x "$BUILD/bench/echo/asio_echo_server" ]] && SERVERS+=("asio")
+: > "$OUT"
+
+server_cmd() {  # name port
+  case "$1" in
+    stackless-*) echo "$BUILD/bench/echo/duet_echo_server --port $2 --backend ${1#stackless-}" ;;
+    stackful-*) echo "$BUILD/examples/echo_stackful --port $2 --backend ${1#stackful-}" ;;
+    asio) echo "$BUILD/bench/echo/asio_echo_server --port $2" ;;
+  esac
+}
+
+wait_for_port() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "server on port $1 did not come up" >&2
+  return 1
+}
+
+for conns in $CONNS; do
+  for rep in $(seq "$REPS"); do
+    for name in "${SERVERS[@]}"; do
+      PORT=$((PORT + 1))
+      taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null &
+      server=$!
+      wait_for_port "$PORT"
+      taskset -c "$CLIENT_CPU" "$BUILD/bench/echo/echo_load" --port "$PORT" --connections "$conns" --depth "$DEPTH" \
+        --size "$SIZE" --duration "$DURATION" --warmup "$WARMUP" --label "$name" >> "$OUT"
+      kill "$server"
+      wait "$server" 2>/dev/null || true
+      echo "rep $rep/$REPS conns $conns $name: $(tail -1 "$OUT")" >&2
+    done
+  done
+done
+
+python3 - "$OUT" <<'PY'
+import json, statistics, sys
+rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+keys = sorted({(r["connections"], r["label"]) for r in rows}, key=lambda k: (k[0], k[1]))
+print("| connections | server | req/s (median) | p50 µs | p99 µs | p99.9 µs | runs |")
+print("|---:|---|---:|---:|---:|---:|---:|")
+for conns, label in keys:
+    rs = [r for r in rows if r["connections"] == conns and r["label"] == label]
+    med = lambda f: statistics.median(r[f] for r in rs)
+    print(f"| {conns} | {label} | {med('rps'):,.0f} | {med('p50_us'):.1f} | {med('p99_us'):.1f} | "
+          f"{med('p999_us'):.1f} | {len(rs)} |")
+PY
