@@ -241,7 +241,7 @@ TEST_CASE("the log grows past the automatic rewrite threshold and is rewritten w
     ::usleep(20'000);
   }
   CHECK_THAT(server.log(), Catch::Contains("Starting automatic rewriting of AOF"));
-  CHECK(size_of(dir.aof()) < 100'000);
+  CHECK(size_of(dir.aof()) < batch.size());  // without the rewrite it would hold every SET
   CHECK(c.call({"DBSIZE"}) == ":100");
 }
 

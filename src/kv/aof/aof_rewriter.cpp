@@ -153,12 +153,11 @@ void AofRewriter::dump_rest(int db) {
 void AofRewriter::before_write(const Command& cmd, CommandContext& ctx) {
   if (!running_ || switching_) return;
   const int db = ctx.client.db;
-  if (cmd.name == "flushall") {
+  if (cmd.name == "flushdb") return dump_rest(db);
+  if (cmd.first_key <= 0) {  // FLUSHALL, or a write whose keys the table does not name: finish every scan
     for (int i = 0; i < Store::db_count; ++i) dump_rest(i);
     return;
   }
-  if (cmd.name == "flushdb") return dump_rest(db);
-  if (cmd.first_key <= 0) return;
   const auto argc = static_cast<int>(ctx.argv.size());
   const int last = cmd.last_key < 0 ? argc + cmd.last_key : cmd.last_key;
   const int step = cmd.key_step > 0 ? cmd.key_step : 1;
