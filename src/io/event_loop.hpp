@@ -39,6 +39,9 @@ class Poller;
 
 struct LoopOptions {
   unsigned ring_entries = 1024;  // io_uring submission queue size (CQ is 4x)
+  // io_uring: skip SINGLE_ISSUER / DEFER_TASKRUN / COOP_TASKRUN, as on a kernel
+  // without them (tests exercise the fallback with it).
+  bool uring_basic_setup = false;
 };
 
 class EventLoop {

@@ -30,6 +30,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <span>
 #include <system_error>
 
 #include "io/event_loop.hpp"
@@ -46,11 +47,11 @@ __kernel_timespec* timespec_in(IoOp& op, std::chrono::nanoseconds d) noexcept {
   return reinterpret_cast<__kernel_timespec*>(op.ts_);
 }
 
-int setup_ring(io_uring& ring, unsigned entries, unsigned& flags) {
+int setup_ring(io_uring& ring, unsigned entries, bool basic, unsigned& flags) {
   const unsigned attempts[] = {IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN,
                                IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_COOP_TASKRUN, 0};
   int r = -EINVAL;
-  for (unsigned f : attempts) {
+  for (unsigned f : basic ? std::span(attempts).last(1) : std::span(attempts)) {
     io_uring_params params{};
     params.flags = f | IORING_SETUP_CQSIZE;
     params.cq_entries = entries * 4;
@@ -65,7 +66,7 @@ int setup_ring(io_uring& ring, unsigned entries, unsigned& flags) {
 }  // namespace
 
 UringPoller::UringPoller(const LoopOptions& options) {
-  const int r = setup_ring(ring_, std::max(options.ring_entries, 8u), flags_);
+  const int r = setup_ring(ring_, std::max(options.ring_entries, 8u), options.uring_basic_setup, flags_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "io_uring_queue_init");
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC));
   if (!wake_fd_) {

@@ -270,3 +270,31 @@ TEST_CASE("start finishes a ready op inline on epoll and leaves io_uring ops pen
   run_until(loop, waits);
   CHECK(waits.res == 1);
 }
+
+TEST_CASE("an io_uring ring set up without the newer flags works the same") {
+  EventLoop loop(Backend::io_uring, duet::LoopOptions{.ring_entries = 64, .uring_basic_setup = true});
+  SocketPair pair;
+  char buf[8];
+  RecordingOp timed;
+  timed.kind_ = OpKind::recv;
+  timed.fd_ = pair.fds[0];
+  timed.buf_ = buf;
+  timed.len_ = sizeof buf;
+  timed.timeout_ = 10ms;
+  loop.submit(timed);
+  run_until(loop, timed);
+  CHECK(timed.res == -ETIMEDOUT);
+  RecordingOp read;
+  read.kind_ = OpKind::recv;
+  read.fd_ = pair.fds[0];
+  read.buf_ = buf;
+  read.len_ = sizeof buf;
+  loop.submit(read);
+  loop.run_once();
+  REQUIRE(::write(pair.fds[1], "ok", 2) == 2);
+  run_until(loop, read);
+  CHECK(read.res == 2);
+  std::thread stopper([&] { loop.stop(); });
+  loop.run();
+  stopper.join();
+}
