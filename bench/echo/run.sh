@@ -9,6 +9,9 @@
 #
 # Knobs (environment): REPS=5 DURATION=5 WARMUP=1 CONNS="1 100" DEPTH=1 SIZE=64
 #                      SERVER_CPU=1 CLIENT_CPU=0 OUT=/tmp/duet-echo.jsonl
+#                      RT=1: run client and server SCHED_FIFO (chrt -f 50) so that other
+#                      work on a shared machine cannot preempt them (needs CAP_SYS_NICE;
+#                      the kernel's RT throttling still leaves 5% of each core to others).
 set -euo pipefail
 
 BUILD=${1:-build-release}
@@ -22,6 +25,8 @@ SERVER_CPU=${SERVER_CPU:-1}
 CLIENT_CPU=${CLIENT_CPU:-0}
 OUT=${OUT:-/tmp/duet-echo.jsonl}
 PORT=${PORT:-7600}
+PRIO=()
+[[ "${RT:-0}" == 1 ]] && PRIO=(chrt -f 50)
 
 BIN="$BUILD/bench/echo"
 SERVERS=("duet-io_uring" "duet-epoll")
@@ -49,10 +54,10 @@ for conns in $CONNS; do
   for rep in $(seq "$REPS"); do
     for name in "${SERVERS[@]}"; do
       PORT=$((PORT + 1))  # a fresh port: a closing io_uring server may hold the old one briefly
-      taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null &
+      "${PRIO[@]}" taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null &
       server=$!
       wait_for_port "$PORT"
-      taskset -c "$CLIENT_CPU" "$BIN/echo_load" --port "$PORT" --connections "$conns" --depth "$DEPTH" \
+      "${PRIO[@]}" taskset -c "$CLIENT_CPU" "$BIN/echo_load" --port "$PORT" --connections "$conns" --depth "$DEPTH" \
         --size "$SIZE" --duration "$DURATION" --warmup "$WARMUP" --label "$name" >> "$OUT"
       kill "$server"
       wait "$server" 2>/dev/null || true
