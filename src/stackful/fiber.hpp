@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <stdexcept>
 #include <utility>
 
 #include "stackful/detail/fiber_record.hpp"
@@ -54,7 +55,10 @@ class Fiber {
   [[nodiscard]] std::uint64_t id() const noexcept { return record_ != nullptr ? record_->id_ : 0; }
 
   T join() {
-    detail::wait_for_exit(*record_);  // may throw (deadlock, joining itself): handle kept
+    if (record_ == nullptr) throw std::logic_error("duet: join on an empty Fiber handle");
+    if (record_->state_ != detail::FiberState::exited) {
+      detail::wait_for_exit(*record_);  // may throw (deadlock, joining itself): handle kept
+    }
     auto* record = std::exchange(record_, nullptr);
     record->joined_ = true;
     struct Drop {

@@ -150,3 +150,12 @@ TEST_CASE("stacks of finished fibers are reused") {
   for (int i = 0; i < 100; ++i) scheduler.spawn([] {}).join();
   CHECK(scheduler.stacks().cached() == 1);
 }
+
+TEST_CASE("joining an empty or already joined handle throws instead of crashing") {
+  Scheduler scheduler;
+  auto fiber = scheduler.spawn([] { return 1; });
+  CHECK(fiber.join() == 1);
+  CHECK_THROWS_AS(fiber.join(), std::logic_error);
+  Fiber<int> empty;
+  CHECK_THROWS_AS(empty.join(), std::logic_error);
+}
