@@ -76,6 +76,9 @@ void ensure_hooks(char** argv) {
     if (::access(lib.c_str(), R_OK) != 0) lib = "libduet_hook.so";
   }
   ::setenv("LD_PRELOAD", lib.c_str(), 1);
+  // An ASan build links its runtime first; a preloaded library would precede it.
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  ::setenv("ASAN_OPTIONS", (std::string(asan != nullptr ? asan : "") + ":verify_asan_link_order=0").c_str(), 1);
   ::setenv("DUET_HOOK_REEXEC", "1", 1);
   ::execv("/proc/self/exe", argv);
   std::perror("execv");
