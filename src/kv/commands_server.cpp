@@ -66,6 +66,13 @@ void info_memory(CommandContext& ctx, std::string& out) {
   line(out, "mem_allocator", "libc");
 }
 
+void info_persistence(CommandContext& ctx, std::string& out) {
+  out += "# Persistence\r\n";
+  line(out, "loading", 0);
+  if (const WriteObserver* aof = ctx.server.write_observer()) return aof->info(out);  // kv/aof
+  line(out, "aof_enabled", 0);
+}
+
 void info_stats(CommandContext& ctx, std::string& out) {
   const ServerStats& s = ctx.server.stats();
   out += "# Stats\r\n";
@@ -96,7 +103,7 @@ void info(CommandContext& ctx) {
     Section fn;
   };
   constexpr Named sections[] = {{"server", info_server}, {"clients", info_clients}, {"memory", info_memory},
-                                {"stats", info_stats},   {"keyspace", info_keyspace}};
+                                {"persistence", info_persistence}, {"stats", info_stats}, {"keyspace", info_keyspace}};
   bool all = ctx.argv.size() == 1;
   for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
     std::string_view s = ctx.argv[j];

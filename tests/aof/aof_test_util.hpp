@@ -46,6 +46,7 @@ class Recorder final : public WriteObserver {
     expired_record(as_view(entry.key), staged);
     log.append_records(db, staged.bytes());
   }
+  void info(std::string& out) const override { out += "aof_enabled:0\r\n"; }
   bool request_rewrite(std::string& message) override {
     message = "ERR not here";
     return false;

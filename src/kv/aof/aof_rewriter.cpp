@@ -214,6 +214,7 @@ void AofRewriter::switch_files() {
 
 void AofRewriter::switched(int res, std::uint64_t size) {
   running_ = false;
+  last_ok_ = res == 0;
   if (res == 0) {
     writer_.switch_file(std::move(temp_->fd), size);
     ++completed_;

@@ -66,6 +66,7 @@ class AofRewriter {
   void abort() noexcept;
 
   [[nodiscard]] std::uint64_t completed() const noexcept { return completed_; }
+  [[nodiscard]] bool last_ok() const noexcept { return last_ok_; }
   [[nodiscard]] std::uint64_t last_size() const noexcept { return last_size_; }  // bytes of the last rewrite
 
  private:
@@ -112,6 +113,7 @@ class AofRewriter {
   bool switching_ = false;
   std::uint64_t generation_ = 0;  // ignores late chunk results of an aborted run
   std::uint64_t completed_ = 0;
+  bool last_ok_ = true;
   std::uint64_t last_size_ = 0;
 };
 

@@ -93,6 +93,23 @@ void AofService::log_records(int db, std::string_view staged) {
 
 bool AofService::request_rewrite(std::string& message) { return rewriter_->start(message); }
 
+// The aof_* fields of Redis's INFO persistence that apply, plus aof_fsyncs
+// (duet's: how many fsyncs the group commit needed).
+void AofService::info(std::string& out) const {
+  auto line = [&out](std::string_view key, const std::string& value) {
+    out.append(key).append(":").append(value).append("\r\n");
+  };
+  line("aof_enabled", "1");
+  line("aof_rewrite_in_progress", rewriter_->running() ? "1" : "0");
+  line("aof_rewrites", std::to_string(rewriter_->completed()));
+  line("aof_last_bgrewrite_status", rewriter_->last_ok() ? "ok" : "err");
+  line("aof_last_write_status", writer_->last_write_ok() ? "ok" : "err");
+  line("aof_current_size", std::to_string(writer_->file_size()));
+  line("aof_base_size", std::to_string(base_size_));
+  line("aof_buffer_length", std::to_string(writer_->appended() - writer_->written()));
+  line("aof_fsyncs", std::to_string(writer_->fsync_count()));
+}
+
 void AofService::tick() {
   if (stopped_ || !writer_) return;
   writer_->tick(ServerState::system_now_ms());

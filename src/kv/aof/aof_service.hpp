@@ -64,6 +64,7 @@ class AofService final : public WriteObserver {
   void after_write(const Command& cmd, CommandContext& ctx, std::string_view reply) override;
   void on_expired(int db, const Entry& entry) override;
   bool request_rewrite(std::string& message) override;
+  void info(std::string& out) const override;
 
  private:
   struct DbHook {

@@ -100,6 +100,7 @@ void AofWriter::on_written(IoOp* op, int res) noexcept {
 }
 
 void AofWriter::write_done(int res) {
+  last_write_ok_ = res >= 0 || res == -EINTR || res == -EAGAIN;
   if (res == -EINTR || res == -EAGAIN || res > 0) {
     writing_done_ += static_cast<std::size_t>(std::max(res, 0));
     file_offset_ += static_cast<std::uint64_t>(std::max(res, 0));

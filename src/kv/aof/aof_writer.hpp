@@ -74,6 +74,7 @@ class AofWriter {
   [[nodiscard]] std::uint64_t durable() const noexcept { return durable_; }
   [[nodiscard]] std::uint64_t file_size() const noexcept { return file_offset_ + pending_.size(); }
   [[nodiscard]] std::uint64_t fsync_count() const noexcept { return fsyncs_; }
+  [[nodiscard]] bool last_write_ok() const noexcept { return last_write_ok_; }
   [[nodiscard]] int fd() const noexcept { return fd_.get(); }
 
  private:
@@ -106,6 +107,7 @@ class AofWriter {
   IoOp kick_op_;
   IoOp write_op_;
   bool sync_in_flight_ = false;
+  bool last_write_ok_ = true;
   bool paused_ = false;
   bool stopped_ = false;
   std::function<void()> on_idle_;

@@ -10,6 +10,7 @@
 //   (lazily or by the active cycle) just before it is removed.
 // - request_rewrite() serves BGREWRITEAOF: true and a status text when a
 //   rewrite started, false and an error text otherwise.
+// - info() appends the "key:value\r\n" lines of INFO persistence.
 // - One thread: the server's event loop. The observer outlives its installation.
 //
 //   struct Counter : WriteObserver { int n = 0; void after_write(...) override { ++n; } ... };
@@ -32,6 +33,7 @@ class WriteObserver {
   virtual void after_write(const Command& cmd, CommandContext& ctx, std::string_view reply) = 0;
   virtual void on_expired(int db, const Entry& entry) = 0;
   virtual bool request_rewrite(std::string& message) = 0;
+  virtual void info(std::string& out) const = 0;
 
  protected:
   WriteObserver() = default;
