@@ -130,7 +130,9 @@ void AofWriter::write_done(int res) {
 }
 
 void AofWriter::start_sync() {
-  if (sync_in_flight_ || durable_ >= written_ || stopped_) return;
+  // Paused for a rewrite's switch: the fd may be replaced any moment; the new
+  // file arrives fsynced, and switch_file() releases the waiters.
+  if (sync_in_flight_ || durable_ >= written_ || stopped_ || paused_) return;
   sync_in_flight_ = true;
   const std::uint64_t target = written_;
   const int fd = fd_.get();
