@@ -1,9 +1,9 @@
-// duet::fiber::detail — the raw context switch (switch_x86_64.S) seen from C++.
+// duet::fiber::detail — the raw context switch (switch_x86_64.S, switch_aarch64.S) seen from C++.
 //
 // Contract
 // - A context is just a saved stack pointer (`void*`): the callee-saved
 //   registers, MXCSR, the x87 control word and the resume address sit on the
-//   suspended stack itself (frame diagram in switch_x86_64.S).
+//   suspended stack itself (frame diagrams in the .S files).
 // - switch_context(&mine, theirs, t) parks the caller in `mine` and resumes
 //   `theirs`, which sees `t` as the return value of its own switch_context (or
 //   as the second argument of its entry function). Returns the transfer value
@@ -42,7 +42,11 @@ inline void* switch_context_local(void** save_sp, void* load_sp, void* transfer)
   return duet_context_switch_local(save_sp, load_sp, transfer);
 }
 
-// Builds the 64-byte frame duet_context_switch pops (see switch_x86_64.S):
+// Builds a frame duet_context_switch pops, at the 16-byte aligned top of a
+// stack, so that resuming it enters duet_context_entry with entry in a
+// callee-saved register and data in another (frame diagrams in the .S files).
+// The one place that knows which CPU this is.
+#if defined(__x86_64__)
 // [0] MXCSR | x87 CW << 32, [1] r15, [2] r14, [3] r13 = data, [4] r12 = entry,
 // [5] rbx, [6] rbp = 0, [7] resume address = duet_context_entry.
 inline void* make_context(void* stack_top, EntryFn entry, void* data) noexcept {
@@ -60,5 +64,20 @@ inline void* make_context(void* stack_top, EntryFn entry, void* data) noexcept {
   frame[7] = reinterpret_cast<std::uint64_t>(&duet_context_entry);
   return frame;
 }
+#elif defined(__aarch64__)
+// 22 slots: [0..7] d8-d15, [8] x19 = entry, [9] x20 = data, [10..17] x21-x28,
+// [18] x29 = 0, [19] x30 = duet_context_entry, [20] FPCR = 0 (round to nearest), [21] pad.
+inline void* make_context(void* stack_top, EntryFn entry, void* data) noexcept {
+  auto top = reinterpret_cast<std::uintptr_t>(stack_top) & ~std::uintptr_t{15};
+  auto* frame = reinterpret_cast<std::uint64_t*>(top) - 22;
+  for (int i = 0; i < 22; ++i) frame[i] = 0;
+  frame[8] = reinterpret_cast<std::uint64_t>(entry);
+  frame[9] = reinterpret_cast<std::uint64_t>(data);
+  frame[19] = reinterpret_cast<std::uint64_t>(&duet_context_entry);
+  return frame;
+}
+#else
+#error "duet's stackful voice has a context switch for x86-64 and AArch64 only"
+#endif
 
 }  // namespace duet::fiber::detail
