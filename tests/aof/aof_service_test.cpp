@@ -179,3 +179,25 @@ TEST_CASE("a rewrite under a stream of writes loses nothing, shrinks the log and
   const std::int64_t now = ServerState::system_now_ms();
   CHECK(aoftest::dump(reloaded, now) == aoftest::dump(state, now));
 }
+
+TEST_CASE("a shutdown in the middle of a rewrite drops the temp file and keeps the old log complete") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  TempDir dir;
+  ServerState state(aof_config(dir.path(), "always"));
+  EventLoop loop(backend);
+  AofService aof(state, loop, quiet());
+  aof.open();
+  Session s(state);
+  for (int i = 0; i < 5000; ++i) run(s, {"INCR", "k" + std::to_string(i % 2000)});
+  std::string message;
+  REQUIRE(aof.request_rewrite(message));
+  loop.run_once();  // one slice at most
+  run(s, {"APPEND", "late", "x"});
+  aof.shutdown();
+  CHECK(aof.rewriter().completed() == 0);
+  CHECK_FALSE(std::filesystem::exists(dir.path() + "/temp-rewriteaof-" + std::to_string(::getpid()) + ".aof"));
+  ServerState reloaded;
+  REQUIRE(load_aof(reloaded, aof.path()).status == AofLoadStatus::loaded);
+  const std::int64_t now = ServerState::system_now_ms();
+  CHECK(aoftest::dump(reloaded, now) == aoftest::dump(state, now));
+}
