@@ -217,18 +217,19 @@ TEST_CASE("a client that does not read is not read from past the output limit", 
   writer.join();
   long before = server.rss_kib();
   std::string gets;
-  for (int i = 0; i < 400; ++i) gets += resp({"GET", "big"});  // 400 MiB of replies
+  for (int i = 0; i < 800; ++i) gets += resp({"GET", "big"});  // 800 MiB of replies
   c.send(gets);
   std::this_thread::sleep_for(std::chrono::milliseconds(1000));
   long during = server.rss_kib();
   INFO("rss before " << before << " KiB, while blocked " << during << " KiB");
   // Bounded by the 64 MiB limit plus one reply, times the output string's
-  // doubling growth: far below the 400 MiB an unbounded server would hold.
-  CHECK(during - before < 200 * 1024);
+  // doubling growth (and ASan's quarantine of the outgrown buffers): far below
+  // the 800 MiB an unbounded server would hold.
+  CHECK(during - before < 300 * 1024);
   std::size_t reply = std::to_string(value.size()).size() + 3 + value.size() + 2;
   std::size_t total = 0;
-  for (int i = 0; i < 400; ++i) total += c.read_exact(reply, 20000).size();
-  CHECK(total == 400 * reply);
+  for (int i = 0; i < 800; ++i) total += c.read_exact(reply, 20000).size();
+  CHECK(total == 800 * reply);
 }
 
 TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e]") {
