@@ -2,6 +2,10 @@
 // forms) and how a log is replayed, truncated or refused.
 #include <catch2/catch.hpp>
 
+#include <sys/stat.h>
+
+#include <cstdio>
+#include <filesystem>
 #include <random>
 
 #include "aof/aof_test_util.hpp"
@@ -194,4 +198,50 @@ TEST_CASE("keys whose absolute expiry passed are loaded, then expire as soon as 
   CHECK(state.store().db(0).find("old", t0) == nullptr);
   REQUIRE(state.store().db(0).find("new", t0) != nullptr);
   CHECK(state.store().db(0).find("new", t0)->expire_at == t0 + 60'000);
+}
+
+TEST_CASE("a log larger than the loader's read window loads, truncates and reports offsets like a small one") {
+  char name[] = "/tmp/duet-aof-load-XXXXXX";
+  REQUIRE(::mkdtemp(name) != nullptr);
+  const std::string path = std::string(name) + "/appendonly.aof";
+  std::string log = select0();
+  for (int i = 0; i < 3000; ++i) log += resp({"SET", "k" + std::to_string(i), std::string(2048, 'a' + i % 26)});
+  const std::string big(5 * 1024 * 1024 + 7, 'B');  // one value across several windows
+  log += resp({"SET", "big", big});
+  const std::size_t complete = log.size();
+  auto write = [&](const std::string& bytes) {
+    FILE* f = std::fopen(path.c_str(), "wb");
+    std::fwrite(bytes.data(), 1, bytes.size(), f);
+    std::fclose(f);
+  };
+  SECTION("whole") {
+    write(log);
+    ServerState state;
+    AofLoadResult r = load_aof(state, path);
+    CHECK(r.status == AofLoadStatus::loaded);
+    CHECK(r.commands == 3002);
+    CHECK(as_view(state.store().db(0).find("big", 0)->value) == big);
+    CHECK(as_view(state.store().db(0).find("k2999", 0)->value) == std::string(2048, 'a' + 2999 % 26));
+  }
+  SECTION("cut inside the big value") {
+    const std::size_t before_big = complete - resp({"SET", "big", big}).size();
+    write(log.substr(0, complete - 100));
+    ServerState state;
+    AofLoadResult r = load_aof(state, path);
+    CHECK(r.status == AofLoadStatus::truncated);
+    CHECK(r.valid_bytes == before_big);
+    CHECK(state.store().db(0).find("big", 0) == nullptr);
+    CHECK(state.store().db(0).find("k2999", 0) != nullptr);
+    struct stat st {};
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK(static_cast<std::uint64_t>(st.st_size) == r.valid_bytes);
+  }
+  SECTION("corrupt after the first window") {
+    write(log + "!garbage\r\n" + resp({"SET", "after", "x"}));
+    ServerState state;
+    AofLoadResult r = load_aof(state, path);
+    CHECK(r.status == AofLoadStatus::corrupt);
+    CHECK_THAT(r.message, Catch::Contains("at byte offset " + std::to_string(complete)));
+  }
+  std::filesystem::remove_all(name);
 }

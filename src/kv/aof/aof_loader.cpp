@@ -119,41 +119,82 @@ std::string apply(ServerState& state, ClientInfo& client, std::span<const std::s
   return {};
 }
 
+// Applies the records of a file window by window, so a large log is never
+// read into memory whole: feed() takes the bytes read so far that were not
+// used yet, applies the complete records and says how many bytes it used.
+class Replayer {
+ public:
+  explicit Replayer(ServerState& state) : state_(state) {
+    client_.authenticated = true;
+    result_.status = AofLoadStatus::loaded;
+  }
+
+  // `window` starts at file offset `base`; at the end of the file (eof) an
+  // incomplete record is the truncated tail.
+  std::size_t feed(std::string_view window, std::uint64_t base, bool eof) {
+    RecordReader reader(window);
+    while (!reader.done()) {
+      Step step = reader.next();
+      if (step == Step::incomplete) {
+        if (eof) {
+          stop(AofLoadStatus::truncated, "the last record is incomplete (" + std::to_string(window.size() - reader.start()) +
+                                             " bytes" + at_offset(base + reader.start()) + "): it was dropped");
+        }
+        return reader.start();
+      }
+      if (step == Step::error) {
+        stop(AofLoadStatus::corrupt, "Bad file format" + at_offset(base + reader.error_at()) + " (record starting" +
+                                         at_offset(base + reader.start()) + "): " + reader.error());
+        return reader.start();
+      }
+      if (step == Step::record) {
+        if (std::string why = apply(state_, client_, reader.argv(), scratch_); !why.empty()) {
+          stop(AofLoadStatus::corrupt, "Bad record" + at_offset(base + reader.start()) + ": " + why);
+          return reader.start();
+        }
+        ++result_.commands;
+      }
+      result_.valid_bytes = base + reader.pos();
+    }
+    return reader.pos();
+  }
+
+  [[nodiscard]] bool stopped() const noexcept { return result_.status != AofLoadStatus::loaded; }
+  [[nodiscard]] AofLoadResult& result() noexcept { return result_; }
+
+ private:
+  void stop(AofLoadStatus status, std::string message) {
+    result_.status = status;
+    result_.message = std::move(message);
+  }
+
+  ServerState& state_;
+  ClientInfo client_;
+  std::string scratch_;
+  AofLoadResult result_;
+};
+
+// Appends up to chunk bytes read at `offset`; false at the end of the file.
+bool read_chunk(int fd, std::string& buf, std::uint64_t offset, const std::string& path) {
+  constexpr std::size_t chunk = 4 * 1024 * 1024;
+  const std::size_t old = buf.size();
+  buf.resize(old + chunk);
+  ssize_t n = -1;
+  do {
+    n = ::pread(fd, buf.data() + old, chunk, static_cast<off_t>(offset));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) throw std::system_error(errno, std::generic_category(), "read " + path);
+  buf.resize(old + static_cast<std::size_t>(n));
+  return n > 0;
+}
+
 }  // namespace
 
 AofLoadResult replay_aof(ServerState& state, std::string_view bytes) {
-  AofLoadResult result;
-  result.status = AofLoadStatus::loaded;
-  result.file_bytes = bytes.size();
-  ClientInfo client;
-  client.authenticated = true;
-  std::string scratch;
-  RecordReader reader(bytes);
-  while (!reader.done()) {
-    Step step = reader.next();
-    if (step == Step::incomplete) {
-      result.status = AofLoadStatus::truncated;
-      result.message = "the last record is incomplete (" + std::to_string(bytes.size() - reader.start()) +
-                       " bytes" + at_offset(reader.start()) + "): it was dropped";
-      break;
-    }
-    if (step == Step::error) {
-      result.status = AofLoadStatus::corrupt;
-      result.message = "Bad file format" + at_offset(reader.error_at()) + " (record starting" +
-                       at_offset(reader.start()) + "): " + reader.error();
-      break;
-    }
-    if (step == Step::record) {
-      if (std::string why = apply(state, client, reader.argv(), scratch); !why.empty()) {
-        result.status = AofLoadStatus::corrupt;
-        result.message = "Bad record" + at_offset(reader.start()) + ": " + why;
-        break;
-      }
-      ++result.commands;
-    }
-    result.valid_bytes = reader.pos();
-  }
-  return result;
+  Replayer replayer(state);
+  replayer.feed(bytes, 0, true);
+  replayer.result().file_bytes = bytes.size();
+  return replayer.result();
 }
 
 AofLoadResult load_aof(ServerState& state, const std::string& path) {
@@ -164,17 +205,18 @@ AofLoadResult load_aof(ServerState& state, const std::string& path) {
   }
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) throw std::system_error(errno, std::generic_category(), "fstat " + path);
-  std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t got = 0;
-  while (got < bytes.size()) {
-    ssize_t n = ::pread(fd.get(), bytes.data() + got, bytes.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw std::system_error(errno, std::generic_category(), "read " + path);
-    if (n == 0) break;
-    got += static_cast<std::size_t>(n);
+  Replayer replayer(state);
+  std::string buf;
+  std::uint64_t base = 0;
+  bool eof = false;
+  while (!eof && !replayer.stopped()) {
+    eof = !read_chunk(fd.get(), buf, base + buf.size(), path);
+    const std::size_t used = replayer.feed(buf, base, eof);
+    buf.erase(0, used);
+    base += used;
   }
-  bytes.resize(got);
-  AofLoadResult result = replay_aof(state, bytes);
+  AofLoadResult result = replayer.result();
+  result.file_bytes = static_cast<std::uint64_t>(st.st_size);
   if (result.status == AofLoadStatus::truncated) {
     if (::ftruncate(fd.get(), static_cast<off_t>(result.valid_bytes)) != 0 || ::fsync(fd.get()) != 0) {
       throw std::system_error(errno, std::generic_category(), "truncate " + path);

@@ -14,7 +14,8 @@
 //     corrupt    a malformed record, an unknown command or a wrong argument
 //                count before the end: message names the byte offset. Records
 //                before it have been applied; callers refuse to start.
-// - load_aof(state, path) reads the file (missing → status missing, nothing
+// - load_aof(state, path) reads the file in 4 MiB windows, never whole (missing
+//   → status missing, nothing
 //   applied) and, for a truncated one, cuts the file at valid_bytes so new
 //   records do not follow garbage. Throws std::system_error on I/O errors.
 // - Main thread, before the server accepts connections.
