@@ -45,11 +45,10 @@ def configurations(build, port):
     }
 
 
-def workloads(quick, clients):
+def workloads(scale, clients):
     """(name, client, arguments, size). For redis-benchmark the size is the request
     count; for duet's load generator (bench/echo/echo_load --resp) it is seconds.
     SET runs before GET so GETs hit."""
-    scale = 0.1 if quick else 1.0
     out = []
     for pipeline in (1, 16):
         n = int((100_000 if pipeline == 1 else 1_000_000) * scale)
@@ -62,7 +61,7 @@ def workloads(quick, clients):
                     out.append((f"{test} {size}B P{pipeline}", "redis-benchmark", args, n))
                 if "duet" in clients:
                     args = ["--resp", test, "--depth", str(pipeline), "--size", str(size), "--keys", "100000"]
-                    out.append((f"duet {test} {size}B P{pipeline}", "duet", args, 1.0 if quick else 3.0))
+                    out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
     return out
 
 
@@ -95,11 +94,22 @@ class Server:
             return int(f.read().split()[1]) * PAGE
 
     def stop_traced(self):
-        """Under strace: stop the traced server, so strace writes its summary and exits."""
+        """Under strace: stop the traced server, so strace writes its summary and exits.
+        A server that does not stop within 30 s under the tracer is killed (strace
+        still writes the summary when its tracee dies)."""
         with open(f"/proc/{self.proc.pid}/task/{self.proc.pid}/children") as f:
-            for pid in f.read().split():
-                os.kill(int(pid), 15)
-        self.proc.wait(timeout=30)
+            children = [int(pid) for pid in f.read().split()]
+        for signal in (15, 9):
+            for pid in children:
+                try:
+                    os.kill(pid, signal)
+                except ProcessLookupError:
+                    pass
+            try:
+                self.proc.wait(timeout=30)
+                return
+            except subprocess.TimeoutExpired:
+                continue
 
     def stop(self):
         if self.proc.poll() is None:
@@ -203,9 +213,9 @@ def syscalls_per_request(name, argv, port, out_dir):
         try:
             if n:
                 redis_benchmark(port, ["-t", "get", "-d", "3", "-r", "100000", *args], n)
-            server.stop_traced()
         finally:
-            server.stop()
+            if server.proc.poll() is None:
+                server.stop_traced()  # never stop strace first: it would detach and orphan the server
         return strace_total_calls(path)
     idle = traced([], 0)
     return {f"get 3B P{p}": (traced(["-P", str(p)], n) - idle) / n for p, n in ((1, 20_000), (16, 200_000))}
@@ -269,6 +279,22 @@ def syscall_table(syscalls):
     return lines
 
 
+def write_outputs(opts, results, loads, names, syscalls):
+    """results.json (every raw sample), results.md (medians) and chart.svg."""
+    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "argv": sys.argv, "cpus": os.cpu_count(),
+            "kernel": os.uname().release, "workloads": [w[0] for w in loads], "repetitions": len(results)}
+    with open(f"{opts.out}/results.json", "w") as f:
+        json.dump({"meta": meta, "samples": results, "syscalls_per_request": syscalls}, f, indent=1)
+    md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {len(results)} repetitions, "
+          "server on CPU 0, client (redis-benchmark or duet's echo_load --resp, 50 connections) on CPU 1.", "",
+          *median_table(results, loads, names), "", *memory_table(results, names), "",
+          *syscall_table(syscalls), ""]
+    with open(f"{opts.out}/results.md", "w") as f:
+        f.write("\n".join(md))
+    chart.write_svg(f"{opts.out}/chart.svg", results, loads, names)
+    return md
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build-release")
@@ -277,46 +303,38 @@ def main():
     ap.add_argument("--port", type=int, default=7391)
     ap.add_argument("--idle", type=int, default=10_000, help="idle connections for the memory run (0: skip)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
-    ap.add_argument("--quick", action="store_true", help="a tenth of the requests, for a smoke run")
+    ap.add_argument("--scale", type=float, default=1.0,
+                    help="fraction of the default requests and durations (0.1 for a smoke run)")
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
     ap.add_argument("--clients", default="redis-benchmark,duet",
                     help="load generators: redis-benchmark, duet (bench/echo/echo_load --resp), or both")
     opts = ap.parse_args()
-    if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000:
-        ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000")
+    if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000 \
+            or not 0.01 <= opts.scale <= 10:
+        ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000, --scale 0.01..10")
 
     configs = configurations(opts.build, opts.port)
     names = [n for n in configs if not opts.only or n in opts.only.split(",")]
     missing = [n for n in names if n != "redis" and not os.access(configs[n][0], os.X_OK)]
     if missing:
         sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
-    loads = workloads(opts.quick, opts.clients.split(","))
+    loads = workloads(opts.scale, opts.clients.split(","))
     os.makedirs(opts.out, exist_ok=True)
-    results = []
+    results, syscalls = [], {}
     for rep in range(opts.reps):
         row = {}
         for i, name in enumerate(names):
             print(f"\r[rep {rep + 1}/{opts.reps}] {name:<20} ({i + 1}/{len(names)})", end="", flush=True)
             row[name] = run_config(name, configs[name], opts.port, loads, opts.idle, opts.build)
         results.append(row)
+        write_outputs(opts, results, loads, names, syscalls)  # a late failure keeps what was measured
     print()
-    syscalls = {}
     if opts.syscalls:
         for name in names:
             print(f"\r[syscalls] {name:<20}", end="", flush=True)
             syscalls[name] = syscalls_per_request(name, configs[name], opts.port, opts.out)
         print()
-    meta = {"date": time.strftime("%Y-%m-%d %H:%M"), "argv": sys.argv, "cpus": os.cpu_count(),
-            "kernel": os.uname().release, "workloads": [w[0] for w in loads]}
-    with open(f"{opts.out}/results.json", "w") as f:
-        json.dump({"meta": meta, "samples": results, "syscalls_per_request": syscalls}, f, indent=1)
-    md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {opts.reps} repetitions, "
-          "server on CPU 0, redis-benchmark (50 connections) on CPU 1.", "",
-          *median_table(results, loads, names), "", *memory_table(results, names), "",
-          *syscall_table(syscalls), ""]
-    with open(f"{opts.out}/results.md", "w") as f:
-        f.write("\n".join(md))
-    chart.write_svg(f"{opts.out}/chart.svg", results, loads, names)
+    md = write_outputs(opts, results, loads, names, syscalls)
     print("\n".join(md))
     print(f"raw samples: {opts.out}/results.json, chart: {opts.out}/chart.svg")
 
