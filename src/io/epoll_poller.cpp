@@ -12,7 +12,9 @@
 // edge triggering a later edge arrives for any new data or space. When an edge
 // arrives we retry the parked ops of that direction in FIFO order until one gets
 // EAGAIN again. A reader and a writer on the same fd therefore never steal each
-// other's events, and two readers are served in order.
+// other's events, and two readers are served in order. Each fd also remembers,
+// per direction, whether its last syscall hit EAGAIN with no edge since: then a
+// new op parks at once instead of making a syscall bound to fail.
 //
 // Timers (sleep ops and per-op timeouts) live in a min-heap keyed by expires_;
 // the earliest one bounds the epoll_pwait2 timeout (nanosecond precision). An
@@ -122,9 +124,38 @@ void EpollPoller::submit(IoOp& op) noexcept {
     }
     return;
   }
-  const int r = attempt(op, false);
+  const int r = try_syscall(op);
   if (r == -EAGAIN) return park(op);
   finish(op, r);
+}
+
+// The first syscall of an op, skipped when the fd is known not ready: after an
+// EAGAIN only a new edge can change that (edge-triggered epoll reports every
+// arrival of data or space), so a request-response stream saves the EAGAIN
+// recv that would follow each send. Asio's reactor does the same.
+int EpollPoller::try_syscall(IoOp& op) noexcept {
+  const auto fd = static_cast<std::size_t>(op.fd_);
+  if (op.fd_ >= 0 && fd < fds_.size() && fds_[fd].registered && !fds_[fd].hangup) {
+    const FdWaiters& w = fds_[fd];
+    if (!(waits_for_write(op) ? w.writable : w.readable)) return -EAGAIN;
+  }
+  const int r = attempt(op, false);
+  note_result(op, r);
+  return r;
+}
+
+// EAGAIN, or a short read/write on a byte stream (the queue was drained or
+// filled), means: no point trying again before the next edge. Not after EOF
+// (r == 0: no edge will ever come again) and not for MSG_PEEK (drains nothing).
+void EpollPoller::note_result(const IoOp& op, int r) noexcept {
+  const auto fd = static_cast<std::size_t>(op.fd_);
+  if (op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
+  FdWaiters& w = fds_[fd];
+  const bool transfer = op.kind_ == OpKind::recv || op.kind_ == OpKind::send || op.kind_ == OpKind::read ||
+                        op.kind_ == OpKind::write;
+  const bool drained = w.stream && transfer && r > 0 && static_cast<std::size_t>(r) < op.len_ &&
+                       (op.flags_ & MSG_PEEK) == 0;
+  if (r == -EAGAIN || drained) (waits_for_write(op) ? w.writable : w.readable) = false;
 }
 
 int EpollPoller::start(IoOp& op) noexcept {
@@ -133,7 +164,7 @@ int EpollPoller::start(IoOp& op) noexcept {
     submit(op);
     return pending;
   }
-  const int r = attempt(op, false);
+  const int r = try_syscall(op);
   if (r != -EAGAIN) {
     --inline_budget_;
     op.state_ = OpState::done;
@@ -159,6 +190,9 @@ void EpollPoller::park(IoOp& op) noexcept {
       ev.data.fd = op.fd_;
       if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, op.fd_, &ev) != 0) return finish(op, -errno);
       w.registered = true;
+      int type = SOCK_STREAM;  // pipes and other non-sockets are byte streams too
+      socklen_t len = sizeof type;
+      w.stream = ::getsockopt(op.fd_, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type == SOCK_STREAM;
     }
     if (op.timeout_.count() > 0) {
       op.expires_ = Clock::now() + op.timeout_;
@@ -169,6 +203,8 @@ void EpollPoller::park(IoOp& op) noexcept {
   }
   op.state_ = OpState::waiting;
   queue_for(op).push_back(op);
+  FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
+  (waits_for_write(op) ? w.writable : w.readable) = false;  // parked after an EAGAIN
 }
 
 void EpollPoller::unpark(IoOp& op) noexcept {
@@ -179,6 +215,7 @@ void EpollPoller::unpark(IoOp& op) noexcept {
 void EpollPoller::retry(OpQueue& waiters) noexcept {
   while (IoOp* op = waiters.front()) {
     const int r = attempt(*op, true);
+    note_result(*op, r);
     if (r == -EAGAIN) return;
     waiters.pop_front();
     timers_.remove(*op);
@@ -195,8 +232,16 @@ void EpollPoller::dispatch(const epoll_event& event) noexcept {
   const auto fd = static_cast<std::size_t>(event.data.fd);
   if (fd >= fds_.size()) return;
   const std::uint32_t error = EPOLLERR | EPOLLHUP;
-  if ((event.events & (EPOLLIN | EPOLLRDHUP | error)) != 0) retry(fds_[fd].readers);
-  if ((event.events & (EPOLLOUT | error)) != 0) retry(fds_[fd].writers);
+  FdWaiters& w = fds_[fd];
+  if ((event.events & (EPOLLRDHUP | error)) != 0) w.hangup = true;  // final: always try from now on
+  if ((event.events & (EPOLLIN | EPOLLRDHUP | error)) != 0) {
+    w.readable = true;
+    retry(w.readers);
+  }
+  if ((event.events & (EPOLLOUT | error)) != 0) {
+    w.writable = true;
+    retry(w.writers);
+  }
 }
 
 void EpollPoller::expire_timers(Clock::time_point now) noexcept {
@@ -272,6 +317,9 @@ void EpollPoller::forget_fd(int fd) noexcept {
   }
   if (w.registered) ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
   w.registered = false;
+  w.readable = true;
+  w.writable = true;
+  w.hangup = false;
 }
 
 }  // namespace duet::detail

@@ -123,6 +123,23 @@ TEST_CASE("recv reports EOF explicitly after the peer shuts down") {
   CHECK_FALSE(r.ok());
 }
 
+TEST_CASE("a short recv of the last data is followed by EOF, not a hang") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  auto body = [](EventLoop& lp) -> Task<bool> {
+    Pair p = co_await connected_pair(lp);
+    char buf[64];
+    auto early = co_await duet::with_timeout(p.server.recv(buf), 5ms);  // parks and registers the fd
+    CHECK(early.error() == std::errc::timed_out);
+    (void)co_await p.client.send_all(std::string_view("abc"));
+    (void)p.client.shutdown();
+    auto first = co_await duet::with_timeout(p.server.recv(buf), 2s);  // data and FIN in one edge
+    auto second = co_await duet::with_timeout(p.server.recv(buf), 2s);
+    co_return first.ok() && *first == 3 && second.eof();
+  };
+  CHECK(duet::run_until_complete(loop, body(loop)));
+}
+
 TEST_CASE("recv reports a reset when the peer aborts the connection") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   EventLoop loop(backend);

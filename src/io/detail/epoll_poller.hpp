@@ -40,9 +40,17 @@ class EpollPoller final : public Poller {
     OpQueue readers;
     OpQueue writers;
     bool registered = false;
+    // False after EAGAIN until epoll reports an edge for that direction: until
+    // then a syscall would only fail again, so ops park without trying.
+    bool readable = true;
+    bool writable = true;
+    bool stream = true;   // a short transfer means "drained" (not so for datagrams)
+    bool hangup = false;  // EOF, reset or error seen: no edge may ever come again
   };
 
   static int attempt(IoOp& op, bool retry) noexcept;
+  int try_syscall(IoOp& op) noexcept;
+  void note_result(const IoOp& op, int r) noexcept;
   void park(IoOp& op) noexcept;
   void unpark(IoOp& op) noexcept;
   void retry(OpQueue& waiters) noexcept;
