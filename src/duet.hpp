@@ -1,11 +1,22 @@
 // duet — umbrella header: the stackless voice and the I/O layer it stands on.
+// The stackful voice has its own headers under stackful/ (scheduler.hpp,
+// tcp_stream.hpp, ...), so a program pulls in only the voice it uses.
 //
 //   #include <duet.hpp>
 //   duet::Task<int> answer() { co_return 42; }
 //   int main() { return duet::sync_wait(answer()) == 42 ? 0 : 1; }
 #pragma once
 
-#include "task/task.hpp"
+#include "io/backend.hpp"
+#include "io/event_loop.hpp"
+#include "io/io_result.hpp"
+#include "io/socket_address.hpp"
+#include "task/run.hpp"
+#include "task/sleep.hpp"
 #include "task/sync_wait.hpp"
-#include "task/when_all.hpp"
+#include "task/task.hpp"
 #include "task/task_scope.hpp"
+#include "task/tcp_listener.hpp"
+#include "task/tcp_stream.hpp"
+#include "task/when_all.hpp"
+#include "task/with_timeout.hpp"
