@@ -16,8 +16,10 @@ import json
 import os
 import socket
 import statistics
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import chart
@@ -25,6 +27,27 @@ import chart
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SERVER_CPU, CLIENT_CPU = "0", "1"
+
+
+def aof_configurations(build, port, aof_dir):
+    """Persistence rows (issue 7): duet's stackless and stackful builds and Redis
+    with an append-only file under each fsync policy, each in a directory of its
+    own that run_config empties before every start (no replay of an old log)."""
+    kv = f"{build}/src/kv"
+    duet_flags = ["--port", str(port), "--maxclients", "12000", "--loglevel", "warning"]
+    rows = {}
+    for policy in ("everysec", "always"):
+        def aof(name):
+            d = os.path.join(aof_dir, f"{name.replace('/', '_')}-{policy}")
+            return ["--appendonly", "yes", "--appendfsync", policy, "--dir", d,
+                    "--auto-aof-rewrite-percentage", "0"]
+        rows[f"stackless/io_uring aof-{policy}"] = [f"{kv}/duet-kv-stackless", "--backend", "io_uring",
+                                                    *duet_flags, *aof("stackless")]
+        rows[f"stackful/epoll aof-{policy}"] = [f"{kv}/duet-kv-stackful", "--backend", "epoll",
+                                                *duet_flags, *aof("stackful")]
+        rows[f"redis aof-{policy}"] = ["redis-server", "--port", str(port), "--save", "", "--maxclients", "12000",
+                                       "--loglevel", "warning", *aof("redis")]
+    return rows
 
 
 def configurations(build, port):
@@ -179,6 +202,10 @@ def idle_connection_bytes(server, port, count):
 
 
 def run_config(name, argv, port, loads, idle, build):
+    if "--dir" in argv:  # a persistence row: start from an empty log every time
+        d = argv[argv.index("--dir") + 1]
+        shutil.rmtree(d, ignore_errors=True)
+        os.makedirs(d)
     server = Server(argv, port)
     samples = {}
     try:
@@ -236,7 +263,7 @@ def floor_cpu(results, names):
 def median_table(results, loads, names):
     floors = floor_cpu(results, names)
     lines = ["| workload | configuration | req/s (median, min–max) | p50 ms | p99 ms | p99.9 ms | "
-             "server CPU µs/req | × redis CPU | × floor CPU |", "|---|---|---|---|---|---|---|---|---|"]
+             "server CPU µs/req | × redis CPU (same fsync policy) | × floor CPU |", "|---|---|---|---|---|---|---|---|---|"]
     for load_name, *_ in loads:
         per_cfg = {}
         for name in names:
@@ -246,10 +273,12 @@ def median_table(results, loads, names):
         def med(name, key):
             return statistics.median(s[key] for s in per_cfg[name])
         floor = floors.get(load_name.rsplit(" ", 1)[-1])
-        redis = med("redis", "server_cpu_us_per_req") if "redis" in per_cfg else None
         for name, reps in per_cfg.items():
             rps = [s["rps"] for s in reps]
             cpu = med(name, "server_cpu_us_per_req")
+            # Persistence rows compare with Redis under the same fsync policy.
+            ref = "redis" + (name[name.index(" aof-"):] if " aof-" in name else "")
+            redis = med(ref, "server_cpu_us_per_req") if ref in per_cfg else None
             vs_redis = f"{cpu / redis:.2f}" if redis else "-"
             vs_floor = f"{cpu / floor:.2f}" if floor else "-"
             p999 = f"{med(name, 'p999_ms'):.3f}" if "p999_ms" in reps[0] else "-"
@@ -306,6 +335,8 @@ def main():
     ap.add_argument("--scale", type=float, default=1.0,
                     help="fraction of the default requests and durations (0.1 for a smoke run)")
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
+    ap.add_argument("--aof", action="store_true",
+                    help="also run the append-only-file rows (everysec, always) for duet and Redis")
     ap.add_argument("--clients", default="redis-benchmark,duet",
                     help="load generators: redis-benchmark, duet (bench/echo/echo_load --resp), or both")
     opts = ap.parse_args()
@@ -314,8 +345,11 @@ def main():
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000, --scale 0.01..10")
 
     configs = configurations(opts.build, opts.port)
+    aof_dir = tempfile.mkdtemp(prefix="duet-aof-bench-") if opts.aof else None
+    if aof_dir:
+        configs.update(aof_configurations(opts.build, opts.port, aof_dir))
     names = [n for n in configs if not opts.only or n in opts.only.split(",")]
-    missing = [n for n in names if n != "redis" and not os.access(configs[n][0], os.X_OK)]
+    missing = [n for n in names if configs[n][0] != "redis-server" and not os.access(configs[n][0], os.X_OK)]
     if missing:
         sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
     loads = workloads(opts.scale, opts.clients.split(","))
@@ -335,6 +369,8 @@ def main():
             syscalls[name] = syscalls_per_request(name, configs[name], opts.port, opts.out)
         print()
     md = write_outputs(opts, results, loads, names, syscalls)
+    if aof_dir:
+        shutil.rmtree(aof_dir, ignore_errors=True)
     print("\n".join(md))
     print(f"raw samples: {opts.out}/results.json, chart: {opts.out}/chart.svg")
 
