@@ -10,33 +10,16 @@
 #include <system_error>
 #include <utility>
 
-#include "io/unique_fd.hpp"
+#include "io/socket_ops.hpp"
 #include "stackful/detail/fiber_op.hpp"
 #include "stackful/scheduler.hpp"
 
 namespace duet::fiber {
 
-namespace {
-void set_option(int fd, int level, int name, const char* what) {
-  const int one = 1;
-  if (::setsockopt(fd, level, name, &one, sizeof one) != 0) {
-    throw std::system_error(errno, std::generic_category(), what);
-  }
-}
-}  // namespace
-
 TcpListener TcpListener::bind(const SocketAddress& addr, ListenOptions options) {
   Scheduler* scheduler = Scheduler::current();
   if (scheduler == nullptr) throw std::logic_error("duet: fiber TcpListener::bind on a thread without a Scheduler");
-  UniqueFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd) throw std::system_error(errno, std::generic_category(), "socket");
-  set_option(fd.get(), SOL_SOCKET, SO_REUSEADDR, "setsockopt(SO_REUSEADDR)");
-  if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
-  if (addr.family() == AF_INET6) set_option(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, "setsockopt(IPV6_V6ONLY)");
-  if (::bind(fd.get(), addr.data(), addr.size()) != 0) {
-    throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
-  }
-  if (::listen(fd.get(), options.backlog) != 0) throw std::system_error(errno, std::generic_category(), "listen");
+  UniqueFd fd = open_listener(addr, options);
   return TcpListener(scheduler->loop(), fd.release());
 }
 
@@ -71,11 +54,6 @@ void TcpListener::close() noexcept {
   if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
 }
 
-SocketAddress TcpListener::local_address() const noexcept {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
-}
+SocketAddress TcpListener::local_address() const noexcept { return local_address_of(fd_); }
 
 }  // namespace duet::fiber

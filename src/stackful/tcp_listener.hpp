@@ -24,14 +24,12 @@
 #include "io/event_loop.hpp"
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
+#include "io/socket_ops.hpp"
 #include "stackful/tcp_stream.hpp"
 
 namespace duet::fiber {
 
-struct ListenOptions {
-  int backlog = 1024;
-  bool reuse_port = false;  // SO_REUSEPORT: several listeners (one per thread) share a port
-};
+using duet::ListenOptions;  // the same options as the stackless listener
 
 class TcpListener {
  public:

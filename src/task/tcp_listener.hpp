@@ -21,14 +21,10 @@
 
 #include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
+#include "io/socket_ops.hpp"
 #include "task/detail/stream_awaiters.hpp"
 
 namespace duet {
-
-struct ListenOptions {
-  int backlog = 1024;
-  bool reuse_port = false;  // SO_REUSEPORT: several listeners (one per thread) share a port
-};
 
 class TcpListener {
  public:

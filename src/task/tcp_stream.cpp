@@ -9,6 +9,8 @@
 #include <cerrno>
 #include <utility>
 
+#include "io/socket_ops.hpp"
+
 #include "task/tcp_listener.hpp"
 
 namespace duet {
@@ -146,31 +148,12 @@ void TcpStream::close() noexcept {
   if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
 }
 
-IoResult<void> TcpStream::shutdown(int how) noexcept {
-  if (::shutdown(fd_, how) != 0) return std::error_code(errno, std::generic_category());
-  return {};
-}
+IoResult<void> TcpStream::shutdown(int how) noexcept { return shutdown_socket(fd_, how); }
 
-IoResult<void> TcpStream::set_nodelay(bool on) noexcept {
-  const int value = on ? 1 : 0;
-  if (::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) != 0) {
-    return std::error_code(errno, std::generic_category());
-  }
-  return {};
-}
+IoResult<void> TcpStream::set_nodelay(bool on) noexcept { return set_tcp_nodelay(fd_, on); }
 
-SocketAddress TcpStream::local_address() const noexcept {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
-}
+SocketAddress TcpStream::local_address() const noexcept { return local_address_of(fd_); }
 
-SocketAddress TcpStream::peer_address() const noexcept {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  ::getpeername(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
-}
+SocketAddress TcpStream::peer_address() const noexcept { return peer_address_of(fd_); }
 
 }  // namespace duet
