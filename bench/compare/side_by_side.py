@@ -17,6 +17,7 @@ import os
 import socket
 import statistics
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -93,6 +94,11 @@ class Server:
 
     def __init__(self, argv, port):
         self.port = port
+        try:  # a server already there (another run, a leftover) would be measured instead
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            raise RuntimeError(f"port {port} is already in use: pick another with --port")
+        except OSError:
+            pass
         self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *argv],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 10
@@ -231,15 +237,17 @@ def strace_total_calls(path):
 
 
 def syscalls_per_request(name, argv, port, out_dir):
-    """Server syscalls per GET (3-byte values) at pipeline 1 and 16, counted by strace -f -c
+    """Server syscalls per GET (3-byte values; PING for the floor servers) at pipeline 1 and 16,
+    counted by strace -f -c
     in runs of their own (strace slows the server; these runs are never timed). The
     calls of a run with no load (start, one connection, stop) are subtracted."""
     def traced(args, n):
         path = f"{out_dir}/strace-{name.replace('/', '_')}.txt"
         server = Server(["strace", "-f", "-c", "-o", path, *argv], port)
         try:
-            if n:
-                redis_benchmark(port, ["-t", "get", "-d", "3", "-r", "100000", *args], n)
+            if n:  # the floor servers answer lines, not commands: measure them on PING
+                test = ["-t", "ping_inline"] if name.startswith("floor") else ["-t", "get", "-d", "3", "-r", "100000"]
+                redis_benchmark(port, [*test, *args], n)
         finally:
             if server.proc.poll() is None:
                 server.stop_traced()  # never stop strace first: it would detach and orphan the server
@@ -340,6 +348,8 @@ def main():
     ap.add_argument("--clients", default="redis-benchmark,duet",
                     help="load generators: redis-benchmark, duet (bench/echo/echo_load --resp), or both")
     opts = ap.parse_args()
+    # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000 \
             or not 0.01 <= opts.scale <= 10:
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000, --scale 0.01..10")
