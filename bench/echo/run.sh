@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Echo benchmark: duet-stackless on io_uring, duet-stackless on epoll, and Asio,
-# all driven by the same duet client (echo_load, io_uring backend), alternating
+# Echo benchmark: duet's two voices (the stackless and the stackful echo
+# example) on io_uring and on epoll, and Asio, all driven by the same duet
+# client (echo_load, io_uring backend), alternating
 # servers within each repetition (A B C A B C ...), server and client pinned to
 # different cores. Prints a Markdown table of medians; raw JSON lines go to $OUT.
 #
@@ -29,7 +30,7 @@ PRIO=()
 [[ "${RT:-0}" == 1 ]] && PRIO=(chrt -f 50)
 
 BIN="$BUILD/bench/echo"
-SERVERS=("duet-io_uring" "duet-epoll")
+SERVERS=("duet-io_uring" "duet-epoll" "fiber-io_uring" "fiber-epoll")
 [[ -x "$BIN/asio_echo_server" ]] && SERVERS+=("asio")
 : > "$OUT"
 
@@ -37,6 +38,8 @@ server_cmd() {  # name port
   case "$1" in
     duet-io_uring) echo "$BIN/duet_echo_server --port $2 --backend io_uring" ;;
     duet-epoll) echo "$BIN/duet_echo_server --port $2 --backend epoll" ;;
+    fiber-io_uring) echo "$BIN/duet_fiber_echo_server --port $2 --backend io_uring" ;;
+    fiber-epoll) echo "$BIN/duet_fiber_echo_server --port $2 --backend epoll" ;;
     asio) echo "$BIN/asio_echo_server --port $2" ;;
   esac
 }
