@@ -20,64 +20,19 @@
 
 #include "io/event_loop.hpp"
 #include "task/detail/result.hpp"
+#include "task/detail/task_runner.hpp"
 #include "task/task.hpp"
 
 namespace duet {
-
-namespace detail {
-
-// The frame that awaits the user's task and raises a flag when it is done.
-struct LoopRunner {
-  struct promise_type {
-    bool* done_ = nullptr;
-    LoopRunner get_return_object() noexcept {
-      return LoopRunner{std::coroutine_handle<promise_type>::from_promise(*this)};
-    }
-    std::suspend_always initial_suspend() const noexcept { return {}; }
-    auto final_suspend() const noexcept {
-      struct Flag {
-        bool await_ready() const noexcept { return false; }
-        void await_suspend(std::coroutine_handle<promise_type> self) const noexcept { *self.promise().done_ = true; }
-        void await_resume() const noexcept {}
-      };
-      return Flag{};
-    }
-    void return_void() const noexcept {}
-    void unhandled_exception() const noexcept { std::terminate(); }  // body catches all
-  };
-  std::coroutine_handle<promise_type> handle_;
-};
-
-template <typename T>
-LoopRunner run_on_loop(Task<T> task, Result<T>& out) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      co_await std::move(task);
-      out.set_value();
-    } else {
-      out.set_value(co_await std::move(task));
-    }
-  } catch (...) {
-    out.set_exception(std::current_exception());
-  }
-}
-
-}  // namespace detail
 
 template <typename T>
 T run_until_complete(EventLoop& loop, Task<T> task) {
   detail::Result<T> result;
   bool done = false;
-  auto runner = detail::run_on_loop<T>(std::move(task), result);
-  runner.handle_.promise().done_ = &done;
-  runner.handle_.resume();
+  auto runner = detail::run_into<T>(std::move(task), result);
+  runner.start([](void* flag) noexcept { *static_cast<bool*>(flag) = true; }, &done);
   while (!done) loop.run_once(EventLoop::forever);
-  runner.handle_.destroy();
-  if constexpr (std::is_void_v<T> || std::is_reference_v<T>) {
-    return result.get();
-  } else {
-    return std::move(result).get();
-  }
+  return detail::take_result(result);
 }
 
 }  // namespace duet

@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "task/detail/result.hpp"
+#include "task/detail/task_runner.hpp"
 #include "task/task.hpp"
 
 namespace duet {
@@ -46,46 +47,6 @@ class BlockingEvent {
   bool set_ = false;
 };
 
-// The frame that awaits the user's task and signals the event when it is done.
-struct SyncWaitRunner {
-  struct promise_type {
-    BlockingEvent* event_ = nullptr;
-    SyncWaitRunner get_return_object() noexcept {
-      return SyncWaitRunner{std::coroutine_handle<promise_type>::from_promise(*this)};
-    }
-    std::suspend_always initial_suspend() const noexcept { return {}; }
-    auto final_suspend() const noexcept {
-      struct Signal {
-        bool await_ready() const noexcept { return false; }
-        void await_suspend(std::coroutine_handle<promise_type> self) const noexcept {
-          self.promise().event_->set();  // frame stays alive: sync_wait destroys it
-        }
-        void await_resume() const noexcept {}
-      };
-      return Signal{};
-    }
-    void return_void() const noexcept {}
-    void unhandled_exception() const noexcept { std::terminate(); }  // body catches all
-  };
-  std::coroutine_handle<promise_type> handle_;
-};
-
-template <typename T>
-SyncWaitRunner run_into(Task<T> task, Result<T>& out) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      co_await std::move(task);
-      out.set_value();
-    } else if constexpr (std::is_reference_v<T>) {
-      out.set_value(co_await std::move(task));
-    } else {
-      out.set_value(co_await std::move(task));
-    }
-  } catch (...) {
-    out.set_exception(std::current_exception());
-  }
-}
-
 }  // namespace detail
 
 template <typename T>
@@ -93,15 +54,9 @@ T sync_wait(Task<T> task) {
   detail::Result<T> result;
   detail::BlockingEvent event;
   auto runner = detail::run_into<T>(std::move(task), result);
-  runner.handle_.promise().event_ = &event;
-  runner.handle_.resume();
+  runner.start([](void* e) noexcept { static_cast<detail::BlockingEvent*>(e)->set(); }, &event);
   event.wait();
-  runner.handle_.destroy();
-  if constexpr (std::is_void_v<T> || std::is_reference_v<T>) {
-    return result.get();
-  } else {
-    return std::move(result).get();
-  }
+  return detail::take_result(result);
 }
 
 }  // namespace duet
