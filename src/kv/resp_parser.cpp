@@ -19,6 +19,33 @@
 #include "kv/detail/split_args.hpp"
 
 namespace duet::kv {
+namespace {
+
+// The common case of a header line: 1 to 9 digits without a leading zero (or
+// just "0") and a '\r' that is not the last byte. Sets `value` and returns the
+// position after the line (the byte after '\r' is skipped unchecked, as in the
+// general path), or 0 if the line is anything else or not all here yet. No NUL
+// byte can hide before the '\r' since every byte before it is a digit.
+std::size_t plain_number_line(std::string_view input, std::size_t at, std::size_t& value) noexcept {
+  const char* p = input.data() + at;
+  const char* end = input.data() + input.size();
+  if (end - p < 3) return 0;  // the shortest line: a digit, '\r' and the skipped byte
+  auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q)) - unsigned{'0'}; };
+  std::size_t v = digit_at(p);
+  if (v > 9) return 0;
+  if (p[1] == '\r') {  // one digit: most counts and lengths
+    value = v;
+    return at + 3;
+  }
+  if (v == 0) return 0;  // a leading zero
+  const char* stop = end - p > 9 ? p + 9 : end;
+  for (unsigned d = 0; ++p < stop && (d = digit_at(p)) <= 9;) v = v * 10 + d;
+  if (end - p < 2 || *p != '\r') return 0;  // also a 10th digit
+  value = v;
+  return static_cast<std::size_t>(p - input.data()) + 2;
+}
+
+}  // namespace
 
 void RespParser::reset() noexcept {
   kind_ = Kind::none;
@@ -36,7 +63,10 @@ ParseStatus RespParser::parse(std::string_view input) {
     wanted_ = 1;
     return ParseStatus::incomplete;
   }
-  if (kind_ == Kind::none) kind_ = input[0] == '*' ? Kind::multibulk : Kind::inline_line;
+  if (kind_ == Kind::none) {
+    if (input[0] == '*' && parse_multibulk_fast(input)) return finish(pos_);
+    kind_ = input[0] == '*' ? Kind::multibulk : Kind::inline_line;
+  }
   return kind_ == Kind::multibulk ? parse_multibulk(input) : parse_inline(input);
 }
 
@@ -136,6 +166,23 @@ ParseStatus RespParser::parse_bulk_header(std::string_view input) {
   pos_ = cr + 2;
   bulk_len_ = len;
   return ParseStatus::complete;
+}
+
+bool RespParser::parse_multibulk_fast(std::string_view input) {
+  std::size_t count = 0;
+  std::size_t at = plain_number_line(input, 1, count);
+  if (at == 0 || count == 0 || (count > 10 && !authenticated_)) return false;
+  args_.clear();
+  for (; count > 0; --count) {
+    std::size_t len = 0;
+    std::size_t payload = at < input.size() && input[at] == '$' ? plain_number_line(input, at + 1, len) : 0;
+    if (payload == 0 || len > max_bulk_len_ || (len > 16384 && !authenticated_)) return false;
+    if (input.size() - payload < len + 2) return false;
+    args_.emplace_back(input.data() + payload, len);
+    at = payload + len + 2;
+  }
+  pos_ = at;
+  return true;
 }
 
 ParseStatus RespParser::parse_multibulk(std::string_view input) {

@@ -70,6 +70,9 @@ class RespParser {
   enum class Kind : std::uint8_t { none, multibulk, inline_line };
 
   ParseStatus parse_inline(std::string_view input);
+  // One pass over a complete multibulk whose header lines are all plain digits;
+  // false (nothing changed but args_) for anything else, which parse_multibulk handles.
+  bool parse_multibulk_fast(std::string_view input);
   ParseStatus parse_multibulk(std::string_view input);
   ParseStatus parse_count(std::string_view input);
   ParseStatus parse_bulk_header(std::string_view input);

@@ -224,3 +224,22 @@ TEST_CASE("random bytes: incremental parsing agrees with one-shot parsing", "[kv
     REQUIRE(parse_in_pieces(input, cuts) == whole);
   }
 }
+
+TEST_CASE("a whole command parsed in one pass agrees with the incremental parse at its edges", "[kv][parser]") {
+  // parse() reads a complete multibulk with plain digit headers in one pass and
+  // leaves everything else to the incremental parser: both must agree.
+  check_all_splits("*1\r\n$0\r\n\r\n", {Cmds{{""}}, "", 0});
+  check_all_splits("*2\r\n$3\r\nGET\r\n$16\r\nkey:000000000042\r\n", {Cmds{{"GET", "key:000000000042"}}, "", 0});
+  check_all_splits("*1\r\n$00\r\n\r\n", {Cmds{}, "ERR Protocol error: invalid bulk length", 0});
+  check_all_splits("*1\r\n$01\r\nx\r\n", {Cmds{}, "ERR Protocol error: invalid bulk length", 0});
+  check_all_splits("*1\r\n$1\rxx\r\n", {Cmds{{"x"}}, "", 0});  // the byte after '\r' is not checked
+  check_all_splits("*1\r\n$1 \r\nx\r\n", {Cmds{}, "ERR Protocol error: invalid bulk length", 0});
+  check_all_splits(std::string("*1\r\n$1\0\r\nx\r\n", 12), {Cmds{}, "", 12});  // a NUL hides the line end
+  CHECK(parse_in_pieces("*1\r\n$123456789\r\n", {}).left_over == 16);
+  CHECK(parse_in_pieces("*1\r\n$1234567890\r\n", {}, 2'000'000'000).left_over == 17);
+  CHECK(parse_in_pieces("*1\r\n$123456789\r\n", {}, 123456788).error == "ERR Protocol error: invalid bulk length");
+  CHECK(parse_in_pieces("*12\r\n", {}, 1 << 20, false).error == "ERR Protocol error: unauthenticated multibulk length");
+  std::string many = "*12\r\n";
+  for (int i = 0; i < 12; ++i) many += "$2\r\nab\r\n";
+  CHECK(parse_whole(many).commands == Cmds{std::vector<std::string>(12, "ab")});
+}
