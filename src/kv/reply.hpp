@@ -15,6 +15,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,16 @@ class Reply {
   void error(std::string_view message);
   void integer(std::int64_t value) { prefixed(':', value); }
   void bulk(std::string_view value) {
+    if (value.size() <= small_bulk) {  // one append of header, value and CRLF
+      char buf[small_bulk + 32];
+      char* p = header(buf, '$', static_cast<std::int64_t>(value.size()));
+      if (!value.empty()) std::memcpy(p, value.data(), value.size());
+      p += value.size();
+      p[0] = '\r';
+      p[1] = '\n';
+      out_->append(buf, static_cast<std::size_t>(p + 2 - buf));
+      return;
+    }
     prefixed('$', static_cast<std::int64_t>(value.size()));
     out_->append(value);
     crlf();
@@ -43,14 +54,24 @@ class Reply {
   [[nodiscard]] std::string& buffer() noexcept { return *out_; }
 
  private:
+  static constexpr std::size_t small_bulk = 64;
+
   void crlf() { out_->append("\r\n", 2); }
+  // Writes type, value and CRLF (at most 23 bytes) at p; returns the end.
+  static char* header(char* p, char type, std::int64_t value) noexcept {
+    *p++ = type;
+    if (static_cast<std::uint64_t>(value) < 10) {  // lengths and counts are mostly one digit
+      *p++ = static_cast<char>('0' + value);
+    } else {
+      p = std::to_chars(p, p + 20, value).ptr;
+    }
+    p[0] = '\r';
+    p[1] = '\n';
+    return p + 2;
+  }
   void prefixed(char type, std::int64_t value) {
     char buf[24];
-    buf[0] = type;
-    auto result = std::to_chars(buf + 1, buf + sizeof(buf) - 2, value);
-    result.ptr[0] = '\r';
-    result.ptr[1] = '\n';
-    out_->append(buf, static_cast<std::size_t>(result.ptr + 2 - buf));
+    out_->append(buf, static_cast<std::size_t>(header(buf, type, value) - buf));
   }
 
   std::string* out_;
