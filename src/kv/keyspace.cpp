@@ -1,12 +1,6 @@
 #include "kv/keyspace.hpp"
 
-#include <absl/hash/hash.h>
-
 namespace duet::kv {
-
-std::size_t Keyspace::SlotHash::operator()(std::string_view key) const noexcept {
-  return absl::Hash<std::string_view>{}(key);
-}
 
 Keyspace::Keyspace() : index_(0, SlotHash{this}, SlotEq{this}) {}
 
@@ -20,8 +14,8 @@ std::uint32_t Keyspace::allocate_slot() {
   return slots_used_++;
 }
 
-Entry* Keyspace::find(std::string_view key, std::int64_t now) {
-  auto it = index_.find(key);
+Entry* Keyspace::find(std::string_view key, std::size_t hash, std::int64_t now) {
+  auto it = index_.find(key, hash);
   if (it == index_.end()) return nullptr;
   Entry& e = slot(*it);
   if (expired(e, now)) {
@@ -32,7 +26,8 @@ Entry* Keyspace::find(std::string_view key, std::int64_t now) {
 }
 
 Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
-  if (Entry* e = find(key, now)) {
+  const std::size_t hash = detail::key_hash(key);  // once, for the lookup and the new entry
+  if (Entry* e = find(key, hash, now)) {
     created = false;
     return *e;
   }
@@ -42,7 +37,7 @@ Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
   e.key.assign(key.data(), key.size());
   e.value.clear();
   e.expire_at = Entry::no_expiry;
-  e.hash = SlotHash{this}(key);
+  e.hash = hash;
   e.slot = s;
   e.live = true;
   index_.insert(s);

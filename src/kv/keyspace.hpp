@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "kv/detail/counting_allocator.hpp"
+#include "kv/detail/key_hash.hpp"
 
 namespace duet::kv {
 
@@ -61,7 +62,7 @@ class Keyspace {
   Keyspace& operator=(Keyspace&&) = delete;
   ~Keyspace() = default;
 
-  [[nodiscard]] Entry* find(std::string_view key, std::int64_t now);
+  [[nodiscard]] Entry* find(std::string_view key, std::int64_t now) { return find(key, detail::key_hash(key), now); }
   // The entry for `key`, created with an empty value (created = true) if absent.
   Entry& upsert(std::string_view key, std::int64_t now, bool& created);
   bool erase(std::string_view key, std::int64_t now);
@@ -99,19 +100,24 @@ class Keyspace {
     using is_transparent = void;
     const Keyspace* owner;
     std::size_t operator()(std::uint32_t slot) const noexcept { return owner->slot(slot).hash; }
-    std::size_t operator()(std::string_view key) const noexcept;
+    std::size_t operator()(std::string_view key) const noexcept { return detail::key_hash(key); }
   };
   struct SlotEq {
     using is_transparent = void;
     const Keyspace* owner;
     bool operator()(std::uint32_t a, std::uint32_t b) const noexcept { return a == b; }
-    bool operator()(std::uint32_t a, std::string_view b) const noexcept { return as_view(owner->slot(a).key) == b; }
-    bool operator()(std::string_view a, std::uint32_t b) const noexcept { return a == as_view(owner->slot(b).key); }
+    bool operator()(std::uint32_t a, std::string_view b) const noexcept {
+      return detail::key_equal(as_view(owner->slot(a).key), b);
+    }
+    bool operator()(std::string_view a, std::uint32_t b) const noexcept {
+      return detail::key_equal(a, as_view(owner->slot(b).key));
+    }
   };
 
   Entry& slot(std::uint32_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
   const Entry& slot(std::uint32_t i) const noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
   std::uint32_t allocate_slot();
+  Entry* find(std::string_view key, std::size_t hash, std::int64_t now);  // hash == detail::key_hash(key)
   bool expired(const Entry& e, std::int64_t now) const noexcept { return e.expire_at != Entry::no_expiry && now > e.expire_at; }
   void expire_entry(Entry& e);
 
