@@ -12,6 +12,7 @@
 // 64 KiB limit turns it into an error). Bulk payloads are binary safe.
 #include "kv/resp_parser.hpp"
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 
@@ -64,7 +65,9 @@ ParseStatus RespParser::parse(std::string_view input) {
     return ParseStatus::incomplete;
   }
   if (kind_ == Kind::none) {
-    if (input[0] == '*' && parse_multibulk_fast(input)) return finish(pos_);
+    // Nothing in progress (the state is as reset() leaves it), so a complete
+    // command read in one pass needs no finish().
+    if (input[0] == '*' && parse_multibulk_fast(input)) return ParseStatus::complete;
     kind_ = input[0] == '*' ? Kind::multibulk : Kind::inline_line;
   }
   return kind_ == Kind::multibulk ? parse_multibulk(input) : parse_inline(input);
@@ -169,19 +172,20 @@ ParseStatus RespParser::parse_bulk_header(std::string_view input) {
 }
 
 bool RespParser::parse_multibulk_fast(std::string_view input) {
+  constexpr std::size_t max_fast_count = 64;  // bigger commands take the incremental path
   std::size_t count = 0;
   std::size_t at = plain_number_line(input, 1, count);
-  if (at == 0 || count == 0 || (count > 10 && !authenticated_)) return false;
-  args_.clear();
-  for (; count > 0; --count) {
+  if (at == 0 || count == 0 || count > max_fast_count || (count > 10 && !authenticated_)) return false;
+  const std::size_t max_len = authenticated_ ? max_bulk_len_ : std::min<std::size_t>(max_bulk_len_, 16384);
+  args_.resize(count);
+  for (std::string_view& arg : args_) {
     std::size_t len = 0;
     std::size_t payload = at < input.size() && input[at] == '$' ? plain_number_line(input, at + 1, len) : 0;
-    if (payload == 0 || len > max_bulk_len_ || (len > 16384 && !authenticated_)) return false;
-    if (input.size() - payload < len + 2) return false;
-    args_.emplace_back(input.data() + payload, len);
+    if (payload == 0 || len > max_len || input.size() - payload < len + 2) return false;
+    arg = std::string_view(input.data() + payload, len);
     at = payload + len + 2;
   }
-  pos_ = at;
+  consumed_ = at;
   return true;
 }
 

@@ -239,7 +239,9 @@ TEST_CASE("a whole command parsed in one pass agrees with the incremental parse 
   CHECK(parse_in_pieces("*1\r\n$1234567890\r\n", {}, 2'000'000'000).left_over == 17);
   CHECK(parse_in_pieces("*1\r\n$123456789\r\n", {}, 123456788).error == "ERR Protocol error: invalid bulk length");
   CHECK(parse_in_pieces("*12\r\n", {}, 1 << 20, false).error == "ERR Protocol error: unauthenticated multibulk length");
-  std::string many = "*12\r\n";
-  for (int i = 0; i < 12; ++i) many += "$2\r\nab\r\n";
-  CHECK(parse_whole(many).commands == Cmds{std::vector<std::string>(12, "ab")});
+  for (int n : {12, 64, 65, 100}) {  // past 64 arguments the incremental path reads it
+    std::string many = "*" + std::to_string(n) + "\r\n";
+    for (int i = 0; i < n; ++i) many += "$2\r\nab\r\n";
+    CHECK(parse_whole(many).commands == Cmds{std::vector<std::string>(static_cast<std::size_t>(n), "ab")});
+  }
 }
