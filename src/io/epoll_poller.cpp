@@ -31,6 +31,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <system_error>
 
 namespace duet::detail {
@@ -60,8 +62,9 @@ bool waits_for_write(const IoOp& op) noexcept {
 int result(long r) noexcept { return r >= 0 ? static_cast<int>(r) : -errno; }
 }  // namespace
 
-EpollPoller::EpollPoller()
-    : epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
+EpollPoller::EpollPoller(const LoopOptions& options)
+    : Poller(options),
+      epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
       wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       events_(max_events),
       inline_budget_(inline_budget_per_turn) {
@@ -84,6 +87,8 @@ int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
       return result(op.offset_ < 0 ? ::write(op.fd_, op.buf_, len) : ::pwrite(op.fd_, op.buf_, len, op.offset_));
     case OpKind::recv:
       return result(::recv(op.fd_, op.buf_, len, op.flags_));
+    case OpKind::recv_pooled:
+      return recv_pooled(op);
     case OpKind::send:
       return result(::send(op.fd_, op.buf_, len, op.flags_ | MSG_NOSIGNAL));
     case OpKind::accept:
@@ -111,6 +116,63 @@ int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
   return 0;
 }
 
+// A buffer is taken right before the syscall and kept only if bytes arrived,
+// so a recv that waits holds none. No free buffer: -ENOBUFS (the op starves).
+int EpollPoller::recv_pooled(IoOp& op) noexcept {
+  RecvBufferPool* pool = recv_pool();
+  if (pool == nullptr) return -ENOMEM;
+  const int id = pool->take();
+  if (id < 0) return -ENOBUFS;
+  const auto bid = static_cast<std::uint16_t>(id);
+  op.buf_ = pool->data(bid);
+  op.len_ = pool->buffer_size();
+  const int r = result(::recv(op.fd_, op.buf_, op.len_, op.flags_));
+  if (r > 0) {
+    op.buffer_id_ = bid;
+  } else {
+    pool->put(bid);
+  }
+  return r;
+}
+
+void EpollPoller::release_recv_buffer(std::uint16_t id) noexcept {
+  if (RecvBufferPool* pool = recv_pool_if_made()) pool->put(id);
+}
+
+// Waits, without a syscall, for a buffer to come back; its timeout still runs.
+void EpollPoller::starve(IoOp& op) noexcept {
+  if (op.timeout_.count() > 0 && op.heap_index_ == 0) {
+    op.expires_ = Clock::now() + op.timeout_;
+    try {
+      timers_.push(op);
+    } catch (...) {
+      return finish(op, -ENOMEM);
+    }
+  }
+  op.state_ = OpState::waiting;
+  starved_.push_back(op);
+}
+
+// Turn start: the previous turn's owners have returned their buffers. A
+// starved op is not parked on its fd, so it tries its syscall afresh.
+void EpollPoller::feed_starved() noexcept {
+  RecvBufferPool* pool = recv_pool_if_made();
+  while (pool != nullptr && pool->free_count() > 0 && !starved_.empty()) {
+    IoOp& op = *starved_.pop_front();
+    const int r = try_syscall(op);
+    if (r == -EAGAIN) {
+      timers_.remove(op);
+      park(op);
+    } else if (r == -ENOBUFS) {
+      starved_.push_back(op);
+      return;
+    } else {
+      timers_.remove(op);
+      finish(op, r);
+    }
+  }
+}
+
 void EpollPoller::submit(IoOp& op) noexcept {
   started(op);
   if (op.kind_ == OpKind::nop) return finish(op, 0);
@@ -126,6 +188,7 @@ void EpollPoller::submit(IoOp& op) noexcept {
   }
   const int r = try_syscall(op);
   if (r == -EAGAIN) return park(op);
+  if (r == -ENOBUFS) return starve(op);
   finish(op, r);
 }
 
@@ -151,8 +214,8 @@ void EpollPoller::note_result(const IoOp& op, int r) noexcept {
   const auto fd = static_cast<std::size_t>(op.fd_);
   if (op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
   FdWaiters& w = fds_[fd];
-  const bool transfer = op.kind_ == OpKind::recv || op.kind_ == OpKind::send || op.kind_ == OpKind::read ||
-                        op.kind_ == OpKind::write;
+  const bool transfer = op.kind_ == OpKind::recv || op.kind_ == OpKind::recv_pooled || op.kind_ == OpKind::send ||
+                        op.kind_ == OpKind::read || op.kind_ == OpKind::write;
   const bool drained = w.stream && transfer && r > 0 && static_cast<std::size_t>(r) < op.len_ &&
                        (op.flags_ & MSG_PEEK) == 0;
   if (r == -EAGAIN || drained) (waits_for_write(op) ? w.writable : w.readable) = false;
@@ -165,13 +228,17 @@ int EpollPoller::start(IoOp& op) noexcept {
     return pending;
   }
   const int r = try_syscall(op);
-  if (r != -EAGAIN) {
+  if (r != -EAGAIN && r != -ENOBUFS) {
     --inline_budget_;
     op.state_ = OpState::done;
     return r;
   }
   started(op);
-  park(op);
+  if (r == -ENOBUFS) {
+    starve(op);
+  } else {
+    park(op);
+  }
   return pending;
 }
 
@@ -209,7 +276,14 @@ void EpollPoller::park(IoOp& op) noexcept {
 
 void EpollPoller::unpark(IoOp& op) noexcept {
   timers_.remove(op);
-  if (op.kind_ != OpKind::sleep) queue_for(op).remove(op);
+  leave_queue(op);
+}
+
+// Out of whichever queue holds a waiting op: its fd's, or the starved one.
+void EpollPoller::leave_queue(IoOp& op) noexcept {
+  if (op.kind_ == OpKind::sleep) return;
+  if (op.kind_ == OpKind::recv_pooled && starved_.remove(op)) return;
+  queue_for(op).remove(op);
 }
 
 void EpollPoller::retry(OpQueue& waiters) noexcept {
@@ -218,6 +292,10 @@ void EpollPoller::retry(OpQueue& waiters) noexcept {
     note_result(*op, r);
     if (r == -EAGAIN) return;
     waiters.pop_front();
+    if (r == -ENOBUFS) {  // keeps its timer; tries again once a buffer is back
+      starve(*op);
+      continue;
+    }
     timers_.remove(*op);
     finish(*op, r);
   }
@@ -247,7 +325,7 @@ void EpollPoller::dispatch(const epoll_event& event) noexcept {
 void EpollPoller::expire_timers(Clock::time_point now) noexcept {
   while (!timers_.empty() && timers_.top()->expires_ <= now) {
     IoOp* op = timers_.pop();
-    if (op->kind_ != OpKind::sleep) queue_for(*op).remove(*op);
+    leave_queue(*op);
     finish(*op, op->kind_ == OpKind::sleep ? 0 : -ETIMEDOUT);
   }
 }
@@ -270,6 +348,7 @@ int EpollPoller::abandon(IoOp& op) noexcept {
 
 std::size_t EpollPoller::turn(Clock::time_point deadline) {
   inline_budget_ = inline_budget_per_turn;
+  if (!starved_.empty()) feed_starved();
   // Results already waiting: deliver them without asking the kernel, but never
   // skip polling two turns in a row, so a stream of instant results cannot
   // starve readiness. Saves one epoll_pwait2 per request in ping-pong traffic.
@@ -296,9 +375,28 @@ void EpollPoller::poll(Clock::time_point deadline) {
     ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
     wait = &ts;
   }
-  const int n = ::epoll_pwait2(epoll_fd_.get(), events_.data(), static_cast<int>(events_.size()), wait, nullptr);
-  if (n < 0 && errno != EINTR) throw_errno("epoll_pwait2");
+  const int n = wait_for_events(wait);
+  if (n < 0 && errno != EINTR) throw_errno("epoll_wait");
   for (int i = 0; i < n; ++i) dispatch(events_[static_cast<std::size_t>(i)]);
+}
+
+// epoll_pwait2 (Linux 5.11) takes a nanosecond timeout. Older kernels and
+// valgrind (which does not know syscall 441) say ENOSYS: from then on use
+// epoll_wait, rounding the timeout up to whole milliseconds so that a deadline
+// is never reported early.
+int EpollPoller::wait_for_events(const timespec* wait) noexcept {
+  const int capacity = static_cast<int>(events_.size());
+  if (has_pwait2_) {
+    const int n = ::epoll_pwait2(epoll_fd_.get(), events_.data(), capacity, wait, nullptr);
+    if (n >= 0 || errno != ENOSYS) return n;
+    has_pwait2_ = false;
+  }
+  int ms = -1;
+  if (wait != nullptr) {
+    const std::int64_t ns = std::int64_t{wait->tv_sec} * 1'000'000'000 + wait->tv_nsec;
+    ms = static_cast<int>(std::min<std::int64_t>((ns + 999'999) / 1'000'000, INT_MAX));
+  }
+  return ::epoll_wait(epoll_fd_.get(), events_.data(), capacity, ms);
 }
 
 void EpollPoller::wake() noexcept {

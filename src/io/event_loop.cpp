@@ -44,6 +44,8 @@ void EventLoop::stop() noexcept {
 }
 void EventLoop::wake() noexcept { poller_->wake(); }
 
+void EventLoop::release_recv_buffer(std::uint16_t id) noexcept { poller_->release_recv_buffer(id); }
+
 void EventLoop::close_fd(int fd) noexcept {
   if (fd < 0) return;
   poller_->forget_fd(fd);

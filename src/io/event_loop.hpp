@@ -26,6 +26,7 @@
 #include <climits>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "io/backend.hpp"
@@ -39,9 +40,13 @@ class Poller;
 
 struct LoopOptions {
   unsigned ring_entries = 1024;  // io_uring submission queue size (CQ is 4x)
-  // io_uring: skip SINGLE_ISSUER / DEFER_TASKRUN / COOP_TASKRUN, as on a kernel
-  // without them (tests exercise the fallback with it).
+  // io_uring: skip SINGLE_ISSUER / DEFER_TASKRUN / COOP_TASKRUN and provided
+  // buffers, as on a kernel without them (tests exercise the fallbacks with it).
   bool uring_basic_setup = false;
+  // Buffers for OpKind::recv_pooled (made on first use): a power of two up to
+  // 32768, and the size of each (Redis reads 16 KiB at a time).
+  std::size_t recv_buffer_count = 64;
+  std::size_t recv_buffer_size = 16 * 1024;
 };
 
 class EventLoop {
@@ -95,6 +100,12 @@ class EventLoop {
   }
   // Clears a stop request (run() does this when it returns).
   void reset_stop() noexcept { stop_.store(false, std::memory_order_release); }
+
+  // Gives back the buffer a recv_pooled op delivered its bytes in (op.buffer_id_,
+  // when its result was > 0). Call it once per such result, on the loop's
+  // thread, before the loop is destroyed — and promptly: recv_pooled ops wait
+  // while every buffer is out.
+  void release_recv_buffer(std::uint16_t id) noexcept;
 
   // Closes fd after telling the backend to forget it. Ops on fd must have completed.
   void close_fd(int fd) noexcept;

@@ -40,6 +40,12 @@ enum class OpKind : std::uint8_t {
   read,     // read(fd_, buf_, len_) at offset_ (offset_ == -1: current position)
   write,    // write(fd_, buf_, len_) at offset_
   recv,     // recv(fd_, buf_, len_, flags_) -> bytes; 0 means EOF
+  // recv into a buffer the loop picks only when data arrives (io_uring:
+  // provided buffers), so a connection waiting for input holds no buffer.
+  // -> bytes in buf_ (the loop sets buf_, len_ and buffer_id_); 0 means EOF.
+  // The owner must hand buffer_id_ back with EventLoop::release_recv_buffer
+  // after reading the bytes (see recv_buffer_pool.hpp for the rules).
+  recv_pooled,
   send,     // send(fd_, buf_, len_, flags_ | MSG_NOSIGNAL) -> bytes (may be partial)
   accept,   // accept4(fd_, addr_, &addrlen_, flags_) -> new fd
   connect,  // connect(fd_, addr_, addrlen_) -> 0
@@ -89,9 +95,10 @@ struct IoOp {
   // Backend-private: the loop's bookkeeping while the op is in flight.
   detail::OpState state_ = detail::OpState::idle;
   bool cancel_requested_ = false;
+  std::uint16_t buffer_id_ = 0;          // recv_pooled: the buffer holding the bytes (res_ > 0)
   int res_ = 0;
   std::uint32_t heap_index_ = 0;         // epoll: position in the timer heap (+1; 0 = absent)
-  Clock::time_point expires_{};          // epoll: when the timer entry fires
+  Clock::time_point expires_{};          // epoll: when the timer entry fires; io_uring: a recv_pooled's deadline
   std::int64_t ts_[2] = {0, 0};          // io_uring: __kernel_timespec read at submission
 };
 

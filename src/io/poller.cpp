@@ -2,6 +2,8 @@
 // Backend value picks a backend type.
 #include "io/detail/poller.hpp"
 
+#include <cstdio>
+#include <exception>
 #include <utility>
 
 #include "io/detail/epoll_poller.hpp"
@@ -9,6 +11,20 @@
 #include "io/event_loop.hpp"
 
 namespace duet::detail {
+
+Poller::Poller(const LoopOptions& options) noexcept
+    : pool_count_(options.recv_buffer_count), pool_buffer_size_(options.recv_buffer_size) {}
+
+RecvBufferPool* Poller::recv_pool() noexcept {
+  if (!pool_) {
+    try {
+      pool_ = std::make_unique<RecvBufferPool>(pool_count_, pool_buffer_size_);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "duet: no recv buffer pool: %s\n", e.what());
+    }
+  }
+  return pool_.get();
+}
 
 void Poller::started(IoOp& op) noexcept {
   op.next_ = nullptr;
@@ -54,7 +70,7 @@ std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options)
     case Backend::epoll:
       break;
   }
-  return std::make_unique<EpollPoller>();
+  return std::make_unique<EpollPoller>(options);
 }
 
 }  // namespace duet::detail

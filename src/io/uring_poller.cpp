@@ -25,6 +25,7 @@
 #include "io/detail/uring_poller.hpp"
 
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -39,6 +40,9 @@ namespace duet::detail {
 
 namespace {
 constexpr std::uint64_t ignored = 0;
+constexpr unsigned short buffer_group = 0;  // recv_pooled's provided buffers
+
+std::size_t buf_ring_bytes(std::size_t entries) noexcept { return entries * sizeof(io_uring_buf); }
 
 __kernel_timespec* timespec_in(IoOp& op, std::chrono::nanoseconds d) noexcept {
   const __kernel_timespec ts{d.count() / 1'000'000'000, d.count() % 1'000'000'000};
@@ -65,7 +69,7 @@ int setup_ring(io_uring& ring, unsigned entries, bool basic, unsigned& flags) {
 }
 }  // namespace
 
-UringPoller::UringPoller(const LoopOptions& options) {
+UringPoller::UringPoller(const LoopOptions& options) : Poller(options), basic_setup_(options.uring_basic_setup) {
   const int r = setup_ring(ring_, std::max(options.ring_entries, 8u), options.uring_basic_setup, flags_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "io_uring_queue_init");
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC));
@@ -80,7 +84,10 @@ UringPoller::UringPoller(const LoopOptions& options) {
 
 // Nothing user-owned may be in flight here (EventLoop checks). The wake read is
 // ours: io_uring_queue_exit cancels it, and wake_op_ dies with us right after.
-UringPoller::~UringPoller() { io_uring_queue_exit(&ring_); }
+UringPoller::~UringPoller() {
+  io_uring_queue_exit(&ring_);  // unregisters the buffer ring too
+  if (buf_ring_ != nullptr) ::munmap(buf_ring_, buf_ring_bytes(recv_pool_if_made()->count()));
+}
 
 io_uring_sqe* UringPoller::next_sqe(unsigned needed) noexcept {
   // A linked pair must sit in the same submission, so make room for both first.
@@ -101,6 +108,13 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
     case OpKind::read: io_uring_prep_read(sqe, op.fd_, op.buf_, len, offset); break;
     case OpKind::write: io_uring_prep_write(sqe, op.fd_, op.buf_, len, offset); break;
     case OpKind::recv: io_uring_prep_recv(sqe, op.fd_, op.buf_, len, op.flags_); break;
+    case OpKind::recv_pooled:
+      io_uring_prep_recv(sqe, op.fd_, op.buf_, len, op.flags_);
+      if (op.buf_ == nullptr) {  // the kernel picks the buffer when data arrives
+        sqe->flags |= IOSQE_BUFFER_SELECT;
+        sqe->buf_group = buffer_group;
+      }
+      break;
     case OpKind::send: io_uring_prep_send(sqe, op.fd_, op.buf_, len, op.flags_ | MSG_NOSIGNAL); break;
     case OpKind::accept:
       io_uring_prep_accept(sqe, op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_);
@@ -119,18 +133,33 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
 
 void UringPoller::submit(IoOp& op) noexcept {
   started(op);
+  // A pooled recv may starve and be submitted again: its timeout counts from here.
+  if (op.kind_ == OpKind::recv_pooled && op.timeout_.count() > 0) op.expires_ = Clock::now() + op.timeout_;
+  queue_sqes(op);
+}
+
+void UringPoller::queue_sqes(IoOp& op) noexcept {
+  if (op.kind_ == OpKind::recv_pooled && !prepare_pooled(op)) return;
   op.state_ = OpState::in_kernel;
   const bool linked = op.timeout_.count() > 0 && op.kind_ != OpKind::sleep && op.kind_ != OpKind::nop;
   io_uring_sqe* sqe = next_sqe(linked ? 2 : 1);
   prepare(sqe, op);
   if (!linked) return;
   sqe->flags |= IOSQE_IO_LINK;
+  auto left = op.timeout_;
+  if (op.kind_ == OpKind::recv_pooled) {  // what is left of its timeout after starving
+    left = std::max<Clock::duration>(op.expires_ - Clock::now(), std::chrono::nanoseconds{1});
+  }
   io_uring_sqe* timeout = next_sqe(1);
-  io_uring_prep_link_timeout(timeout, timespec_in(op, op.timeout_), 0);
+  io_uring_prep_link_timeout(timeout, timespec_in(op, left), 0);
   io_uring_sqe_set_data64(timeout, ignored);
 }
 
 void UringPoller::cancel(IoOp& op) noexcept {
+  if (op.state_ == OpState::waiting && starved_.remove(op)) {  // never reached the kernel
+    op.cancel_requested_ = true;
+    return finish(op, -ECANCELED);
+  }
   if (op.state_ != OpState::in_kernel || op.cancel_requested_) return;
   op.cancel_requested_ = true;
   io_uring_sqe* sqe = next_sqe(1);
@@ -164,12 +193,14 @@ void UringPoller::reap() noexcept {
       op->state_ = OpState::done;
       continue;
     }
+    if (op->kind_ == OpKind::recv_pooled && !settle_pooled(*op, *cqe, res)) continue;
     finish(*op, res);
   }
   io_uring_cq_advance(&ring_, seen);
 }
 
 std::size_t UringPoller::turn(Clock::time_point deadline) {
+  if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
   const auto now = Clock::now();
   if (has_finished() || deadline <= now) {
     io_uring_submit_and_get_events(&ring_);
@@ -184,6 +215,124 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
   reap();
   if (wake_op_.state_ == OpState::done) arm_wake();
   return deliver();
+}
+
+// recv_pooled. Provided buffers (Linux 5.19): the pool's buffers sit in a ring
+// the kernel takes from when data arrives, and a CQE names the buffer it used.
+// A recv that finds the ring empty completes with -ENOBUFS: it starves until
+// the next turn, when owners have given buffers back (they do so while the
+// turn delivers), and is then submitted again — with a fresh link timeout.
+// Without provided buffers the pool is used as epoll uses it: a buffer is
+// taken at submission and held while the recv waits (correct, just not lean).
+bool UringPoller::prepare_pooled(IoOp& op) noexcept {
+  if (ring_kind_ == BufferRing::unset && !setup_buffer_ring()) {
+    finish(op, -ENOMEM);
+    return false;
+  }
+  RecvBufferPool& pool = *recv_pool_if_made();
+  op.len_ = pool.buffer_size();
+  op.buf_ = nullptr;
+  if (ring_kind_ == BufferRing::emulated) {
+    const int id = pool.take();
+    if (id < 0) {
+      op.state_ = OpState::waiting;
+      starved_.push_back(op);
+      return false;
+    }
+    op.buffer_id_ = static_cast<std::uint16_t>(id);
+    op.buf_ = pool.data(op.buffer_id_);
+  }
+  return true;
+}
+
+bool UringPoller::setup_buffer_ring() noexcept {
+  RecvBufferPool* pool = recv_pool();
+  if (pool == nullptr) return false;
+  ring_kind_ = BufferRing::emulated;
+  if (basic_setup_) return true;  // as on a kernel without provided buffers
+  const std::size_t bytes = buf_ring_bytes(pool->count());
+  void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) return true;
+  auto* br = static_cast<io_uring_buf_ring*>(mem);
+  io_uring_buf_ring_init(br);
+  io_uring_buf_reg reg{};
+  reg.ring_addr = reinterpret_cast<std::uintptr_t>(mem);
+  reg.ring_entries = static_cast<unsigned>(pool->count());
+  reg.bgid = buffer_group;
+  if (io_uring_register_buf_ring(&ring_, &reg, 0) != 0) {
+    ::munmap(mem, bytes);
+    return true;
+  }
+  buf_ring_ = br;
+  const int mask = io_uring_buf_ring_mask(reg.ring_entries);
+  for (unsigned i = 0; i < reg.ring_entries; ++i) {
+    io_uring_buf_ring_add(br, pool->data(static_cast<std::uint16_t>(i)), static_cast<unsigned>(pool->buffer_size()),
+                          static_cast<unsigned short>(i), mask, static_cast<int>(i));
+  }
+  io_uring_buf_ring_advance(br, static_cast<int>(reg.ring_entries));
+  while (pool->take() >= 0) {  // the ring is the free list now
+  }
+  in_ring_ = pool->count();
+  ring_kind_ = BufferRing::provided;
+  return true;
+}
+
+// Turns a recv_pooled CQE into the op's result. False: the op starved (no
+// buffer was free) and waits in starved_ instead of finishing.
+bool UringPoller::settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noexcept {
+  RecvBufferPool& pool = *recv_pool_if_made();
+  if (ring_kind_ == BufferRing::provided) {
+    if ((cqe.flags & IORING_CQE_F_BUFFER) != 0) {
+      const auto id = static_cast<std::uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
+      --in_ring_;
+      if (res > 0) {
+        op.buffer_id_ = id;
+        op.buf_ = pool.data(id);
+      } else {
+        release_recv_buffer(id);
+      }
+    }
+    if (res == -ENOBUFS) {
+      op.state_ = OpState::waiting;
+      starved_.push_back(op);
+      return false;
+    }
+  } else if (res <= 0) {
+    pool.put(op.buffer_id_);
+  }
+  return true;
+}
+
+void UringPoller::release_recv_buffer(std::uint16_t id) noexcept {
+  RecvBufferPool* pool = recv_pool_if_made();
+  if (pool == nullptr) return;
+  if (ring_kind_ != BufferRing::provided) return pool->put(id);
+  io_uring_buf_ring_add(buf_ring_, pool->data(id), static_cast<unsigned>(pool->buffer_size()), id,
+                        io_uring_buf_ring_mask(static_cast<unsigned>(pool->count())), 0);
+  io_uring_buf_ring_advance(buf_ring_, 1);
+  ++in_ring_;
+}
+
+// Turn start: starved recvs whose timeout ran out fail with -ETIMEDOUT; as many
+// of the rest go back to the kernel as there are free buffers, so an empty
+// pool waits instead of spinning through -ENOBUFS. Returns when the turn must
+// wake up at the latest for the next starved timeout.
+UringPoller::Clock::time_point UringPoller::tend_starved() noexcept {
+  const auto now = Clock::now();
+  auto wake_by = Clock::time_point::max();
+  OpQueue waiting = std::move(starved_);
+  while (IoOp* op = waiting.pop_front()) {
+    if (op->timeout_.count() > 0 && op->expires_ <= now) {
+      finish(*op, -ETIMEDOUT);
+    } else {
+      if (op->timeout_.count() > 0) wake_by = std::min(wake_by, op->expires_);
+      starved_.push_back(*op);
+    }
+  }
+  RecvBufferPool& pool = *recv_pool_if_made();
+  std::size_t budget = ring_kind_ == BufferRing::provided ? in_ring_ : pool.free_count();
+  while (budget-- > 0 && !starved_.empty()) queue_sqes(*starved_.pop_front());
+  return starved_.empty() ? Clock::time_point::max() : wake_by;
 }
 
 void UringPoller::arm_wake() noexcept {

@@ -69,6 +69,17 @@ IoResult<std::size_t> TcpStream::recv(std::span<char> buf, Timeout timeout, std:
   return detail::size_result(transfer(OpKind::recv, fd_, buf.data(), buf.size(), timeout, token), buf.size());
 }
 
+IoResult<RecvBuffer> TcpStream::recv_pooled(Timeout timeout, std::stop_token token) {
+  detail::FiberOp op;
+  op.kind_ = OpKind::recv_pooled;
+  op.fd_ = fd_;
+  op.timeout_ = timeout;
+  const int res = detail::run_op(op, token);
+  if (res < 0) return error_from_res(res);
+  if (res == 0) return io_errc::eof;
+  return RecvBuffer(*loop_, op.buffer_id_, static_cast<const char*>(op.buf_), static_cast<std::size_t>(res));
+}
+
 IoResult<std::size_t> TcpStream::send(std::span<const char> buf, Timeout timeout, std::stop_token token) {
   const int res = transfer(OpKind::send, fd_, const_cast<char*>(buf.data()), buf.size(), timeout, token);
   if (res < 0) return error_from_res(res);

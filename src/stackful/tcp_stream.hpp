@@ -30,6 +30,7 @@
 
 #include "io/event_loop.hpp"
 #include "io/io_result.hpp"
+#include "io/recv_buffer.hpp"
 #include "io/socket_address.hpp"
 
 namespace duet::fiber {
@@ -59,6 +60,11 @@ class TcpStream {
   IoResult<std::size_t> recv(std::span<std::byte> buf, std::stop_token token = {}) {
     return recv({reinterpret_cast<char*>(buf.data()), buf.size()}, Timeout{0}, std::move(token));
   }
+
+  // Like recv, into a buffer the loop lends only once data is there: a fiber
+  // waiting here holds no buffer (see io/recv_buffer.hpp).
+  IoResult<RecvBuffer> recv_pooled(std::stop_token token = {}) { return recv_pooled(Timeout{0}, std::move(token)); }
+  IoResult<RecvBuffer> recv_pooled(Timeout timeout, std::stop_token token = {});
 
   IoResult<std::size_t> send(std::span<const char> buf, std::stop_token token = {}) {
     return send(buf, Timeout{0}, std::move(token));

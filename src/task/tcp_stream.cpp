@@ -34,6 +34,25 @@ TransferAwaiter::TransferAwaiter(EventLoop& loop, OpKind kind, int fd, void* dat
   op_.flags_ = flags;
 }
 
+RecvPooledAwaiter::RecvPooledAwaiter(EventLoop& loop, int fd, std::stop_token token) noexcept
+    : IoAwaiter(loop, std::move(token)) {
+  op_.kind_ = OpKind::recv_pooled;
+  op_.fd_ = fd;
+}
+
+RecvPooledAwaiter::~RecvPooledAwaiter() {
+  abandon();
+  if (result() > 0 && !handed_over_) loop_->release_recv_buffer(op_.buffer_id_);
+}
+
+IoResult<RecvBuffer> RecvPooledAwaiter::await_resume() noexcept {
+  const int res = result();
+  if (res < 0) return error_from_res(res);
+  if (res == 0) return io_errc::eof;
+  handed_over_ = true;
+  return RecvBuffer(*loop_, op_.buffer_id_, static_cast<const char*>(op_.buf_), static_cast<std::size_t>(res));
+}
+
 SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::size_t len,
                                std::stop_token token) noexcept
     : IoAwaiter(loop, std::move(token)), total_(len) {

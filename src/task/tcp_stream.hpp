@@ -7,6 +7,7 @@
 //   at once as prvalues. Each accepts an optional std::stop_token; wrap any of
 //   them in with_timeout(aw, d) for a deadline.
 // - Results are values: recv -> IoResult<size_t> with EOF explicit (r.eof());
+//   recv_pooled -> IoResult<RecvBuffer>, the bytes in a buffer lent by the loop;
 //   send may be partial; send_all finishes partial sends and returns the total;
 //   connect -> IoResult<TcpStream>.
 // - One recv and one send may be in flight at the same time (a reader and a
@@ -53,6 +54,11 @@ class TcpStream {
   }
   [[nodiscard]] detail::TransferAwaiter recv(std::span<std::byte> buf, std::stop_token token = {}) noexcept {
     return {*loop_, OpKind::recv, fd_, buf.data(), buf.size(), 0, std::move(token)};
+  }
+  // Like recv, into a buffer the loop lends only once data is there: an idle
+  // connection waiting here holds no buffer (see io/recv_buffer.hpp).
+  [[nodiscard]] detail::RecvPooledAwaiter recv_pooled(std::stop_token token = {}) noexcept {
+    return {*loop_, fd_, std::move(token)};
   }
   [[nodiscard]] detail::TransferAwaiter send(std::span<const char> buf, std::stop_token token = {}) noexcept {
     return {*loop_, OpKind::send, fd_, const_cast<char*>(buf.data()), buf.size(), 0, std::move(token)};

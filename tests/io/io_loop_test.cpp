@@ -16,12 +16,14 @@
 #include "io/event_loop.hpp"
 #include "io/io_op.hpp"
 #include "io/socket_address.hpp"
+#include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
 using duet::EventLoop;
 using duet::IoOp;
 using duet::OpKind;
+using duet::test::SocketPair;
 
 namespace {
 
@@ -42,19 +44,6 @@ void run_until(EventLoop& loop, const RecordingOp& op) {
   const auto give_up = std::chrono::steady_clock::now() + 5s;
   while (!op.done && std::chrono::steady_clock::now() < give_up) loop.run_once(give_up);
 }
-
-struct SocketPair {
-  int fds[2] = {-1, -1};
-  SocketPair() { REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) == 0); }
-  SocketPair(const SocketPair&) = delete;
-  SocketPair& operator=(const SocketPair&) = delete;
-  SocketPair(SocketPair&&) = delete;
-  SocketPair& operator=(SocketPair&&) = delete;
-  ~SocketPair() {
-    ::close(fds[0]);
-    ::close(fds[1]);
-  }
-};
 
 std::atomic<EventLoop*> signal_loop{nullptr};
 

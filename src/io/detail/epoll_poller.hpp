@@ -19,7 +19,7 @@ namespace duet::detail {
 
 class EpollPoller final : public Poller {
  public:
-  EpollPoller();
+  explicit EpollPoller(const LoopOptions& options);
   EpollPoller(const EpollPoller&) = delete;
   EpollPoller& operator=(const EpollPoller&) = delete;
   EpollPoller(EpollPoller&&) = delete;
@@ -33,6 +33,7 @@ class EpollPoller final : public Poller {
   std::size_t turn(Clock::time_point deadline) override;
   void wake() noexcept override;
   void forget_fd(int fd) noexcept override;
+  void release_recv_buffer(std::uint16_t id) noexcept override;
 
  private:
   // The ops parked on one fd, by direction: a reader and a writer wait apart.
@@ -48,7 +49,11 @@ class EpollPoller final : public Poller {
     bool hangup = false;  // EOF, reset or error seen: no edge may ever come again
   };
 
-  static int attempt(IoOp& op, bool retry) noexcept;
+  int attempt(IoOp& op, bool retry) noexcept;
+  int recv_pooled(IoOp& op) noexcept;
+  void starve(IoOp& op) noexcept;
+  void feed_starved() noexcept;
+  void leave_queue(IoOp& op) noexcept;
   int try_syscall(IoOp& op) noexcept;
   void note_result(const IoOp& op, int r) noexcept;
   void park(IoOp& op) noexcept;
@@ -56,6 +61,7 @@ class EpollPoller final : public Poller {
   void retry(OpQueue& waiters) noexcept;
   void dispatch(const epoll_event& event) noexcept;
   void poll(Clock::time_point deadline);
+  int wait_for_events(const timespec* wait) noexcept;
   void expire_timers(Clock::time_point now) noexcept;
   OpQueue& queue_for(IoOp& op) noexcept;
 
@@ -66,6 +72,7 @@ class EpollPoller final : public Poller {
   std::vector<epoll_event> events_;
   int inline_budget_ = 0;     // inline finishes left this turn (start)
   bool polled_last_ = false;  // did the previous turn call epoll_pwait2?
+  bool has_pwait2_ = true;    // false once the kernel said ENOSYS
 };
 
 }  // namespace duet::detail

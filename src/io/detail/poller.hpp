@@ -17,10 +17,12 @@
 #include <chrono>
 #include <climits>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "io/backend.hpp"
 #include "io/detail/op_queue.hpp"
+#include "io/detail/recv_buffer_pool.hpp"
 #include "io/io_op.hpp"
 
 namespace duet {
@@ -34,7 +36,6 @@ class Poller {
   using Clock = std::chrono::steady_clock;
   static constexpr int pending = INT_MIN;  // == EventLoop::pending
 
-  Poller() = default;
   Poller(const Poller&) = delete;
   Poller& operator=(const Poller&) = delete;
   Poller(Poller&&) = delete;
@@ -56,7 +57,20 @@ class Poller {
   virtual void forget_fd(int fd) noexcept = 0;
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
 
+  // OpKind::recv_pooled: the owner gives a buffer back (EventLoop's contract).
+  virtual void release_recv_buffer(std::uint16_t id) noexcept = 0;
+
  protected:
+  explicit Poller(const LoopOptions& options) noexcept;
+  // The pool, made on the first recv_pooled; null if it cannot be made (the op
+  // then fails with -ENOMEM).
+  RecvBufferPool* recv_pool() noexcept;
+  [[nodiscard]] RecvBufferPool* recv_pool_if_made() const noexcept { return pool_.get(); }
+  // recv_pooled ops that found no free buffer; each backend retries them at the
+  // start of a turn once buffers are back (owners return them while the
+  // previous turn delivers), so an empty pool delays a recv but never fails it.
+  OpQueue starved_;
+
   // Bookkeeping common to both backends.
   void started(IoOp& op) noexcept;
   void finish(IoOp& op, int res) noexcept;
@@ -66,6 +80,9 @@ class Poller {
   std::size_t deliver() noexcept;
 
  private:
+  std::size_t pool_count_;
+  std::size_t pool_buffer_size_;
+  std::unique_ptr<RecvBufferPool> pool_;
   OpQueue completed_;   // results learnt this turn, not yet delivered
   OpQueue delivering_;  // the snapshot being delivered right now
   std::size_t in_flight_ = 0;

@@ -32,6 +32,7 @@ class UringPoller final : public Poller {
   std::size_t turn(Clock::time_point deadline) override;
   void wake() noexcept override;
   void forget_fd(int /*fd*/) noexcept override {}
+  void release_recv_buffer(std::uint16_t id) noexcept override;
 
   // The flags the ring was finally created with (for tests and logs).
   [[nodiscard]] unsigned setup_flags() const noexcept { return flags_; }
@@ -41,12 +42,24 @@ class UringPoller final : public Poller {
   static void prepare(io_uring_sqe* sqe, IoOp& op) noexcept;
   void reap() noexcept;
   void arm_wake() noexcept;
+  void queue_sqes(IoOp& op) noexcept;
+  bool prepare_pooled(IoOp& op) noexcept;
+  bool setup_buffer_ring() noexcept;
+  bool settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noexcept;
+  Clock::time_point tend_starved() noexcept;
 
   io_uring ring_{};
   unsigned flags_ = 0;
+  bool basic_setup_ = false;
   UniqueFd wake_fd_;
   IoOp wake_op_;                // an eventfd read kept in flight, not counted
   std::uint64_t wake_value_ = 0;
+  // recv_pooled: the provided-buffer ring (group 0) over the pool's buffers,
+  // or, where the kernel has none (before 5.19), the pool used as epoll does.
+  enum class BufferRing : std::uint8_t { unset, provided, emulated };
+  BufferRing ring_kind_ = BufferRing::unset;
+  io_uring_buf_ring* buf_ring_ = nullptr;
+  std::size_t in_ring_ = 0;  // provided buffers the kernel may still pick
 };
 
 }  // namespace duet::detail

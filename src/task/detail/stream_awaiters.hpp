@@ -12,6 +12,7 @@
 #include <stop_token>
 
 #include "io/io_result.hpp"
+#include "io/recv_buffer.hpp"
 #include "io/socket_address.hpp"
 #include "io/unique_fd.hpp"
 #include "task/io_awaiter.hpp"
@@ -28,6 +29,22 @@ class TransferAwaiter : public IoAwaiter {
   TransferAwaiter(EventLoop& loop, OpKind kind, int fd, void* data, std::size_t len, int flags,
                   std::stop_token token) noexcept;
   IoResult<std::size_t> await_resume() const noexcept { return size_result(); }
+};
+
+// recv into a loop-owned buffer picked when data arrives: IoResult<RecvBuffer>
+// (EOF explicit, as recv). A result withdrawn by destruction gives its buffer back.
+class RecvPooledAwaiter : public IoAwaiter {
+ public:
+  RecvPooledAwaiter(EventLoop& loop, int fd, std::stop_token token) noexcept;
+  RecvPooledAwaiter(const RecvPooledAwaiter&) = delete;
+  RecvPooledAwaiter& operator=(const RecvPooledAwaiter&) = delete;
+  RecvPooledAwaiter(RecvPooledAwaiter&&) = delete;
+  RecvPooledAwaiter& operator=(RecvPooledAwaiter&&) = delete;
+  ~RecvPooledAwaiter();
+  IoResult<RecvBuffer> await_resume() noexcept;
+
+ private:
+  bool handed_over_ = false;
 };
 
 // Sends the whole buffer, resubmitting after partial sends inside the loop (no
