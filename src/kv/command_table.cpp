@@ -7,54 +7,74 @@
 namespace duet::kv {
 namespace {
 
-// Names are looked up once per command, so the lookup hashes a few bytes of the
-// name as sent, folding ASCII case on the fly, into an open-addressing table of
-// lower-case names: no copy, no lower-casing pass, no general-purpose hash.
-constexpr std::size_t slot_bits = 9;  // 512 slots for ~250 commands: short probes
+// Names are looked up once per command, so the lookup must not copy or
+// lower-case the name: it packs the name's first 8 bytes into a word, hashes that
+// word with ASCII case folded away, and compares it to the table's word with a
+// mask that makes exactly the letters case-insensitive. Longer names compare
+// their tail byte by byte. Open addressing, linear probing, 256 slots for ~60
+// names: probes are short.
+constexpr std::size_t slot_bits = 8;
 constexpr std::size_t slot_count = std::size_t{1} << slot_bits;
+constexpr std::uint64_t case_bits = 0x2020202020202020ull;  // 0x20: the ASCII case bit, per byte
 
-constexpr std::array<unsigned char, 256> fold_table = [] {
-  std::array<unsigned char, 256> t{};
-  for (std::size_t c = 0; c < t.size(); ++c) t[c] = static_cast<unsigned char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
-  return t;
-}();
-
-// ASCII lower case by table lookup: cheaper than the compare-and-branch.
-unsigned char fold(char c) noexcept { return fold_table[static_cast<unsigned char>(c)]; }
-
-// Length, first, middle and last byte: enough to tell the ~80 names apart
-// (collisions just probe further) at a cost independent of the name's length.
-std::size_t slot_of(std::string_view name) noexcept {
-  if (name.empty()) return 0;
-  std::size_t n = name.size();
-  std::uint64_t h = (n << 24) | (std::uint64_t{fold(name[0])} << 16) | (std::uint64_t{fold(name[n / 2])} << 8) |
-                    fold(name[n - 1]);
-  return static_cast<std::size_t>((h * 0x9E3779B97F4A7C15ull) >> (64 - slot_bits));
+// The first (up to) 8 bytes of `name`, little-endian, zero-padded.
+std::uint64_t head_word(std::string_view name) noexcept {
+  std::uint64_t w = 0;
+  std::size_t n = name.size() < 8 ? name.size() : 8;
+  for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+  return w;
 }
 
-// `lower` is a table name (already lower case).
-bool same_name(std::string_view sent, std::string_view lower) noexcept {
-  if (sent.size() != lower.size()) return false;
-  for (std::size_t i = 0; i < sent.size(); ++i) {
-    if (fold(sent[i]) != static_cast<unsigned char>(lower[i])) return false;
+std::size_t slot_of(std::uint64_t head, std::size_t size) noexcept {
+  return static_cast<std::size_t>((((head | case_bits) ^ size) * 0x9E3779B97F4A7C15ull) >> (64 - slot_bits));
+}
+
+bool is_lower(char c) noexcept { return c >= 'a' && c <= 'z'; }
+
+struct Slot {
+  const Command* cmd = nullptr;
+  std::uint64_t head = 0;     // the lower-case name's head_word
+  std::uint64_t letters = 0;  // 0x20 in each byte of `head` that is a letter
+  std::size_t size = 0;
+
+  // c | 0x20 equals a lower-case letter exactly when c is that letter in either
+  // case; every other byte must be equal as it is.
+  bool matches(std::string_view sent, std::uint64_t sent_head) const noexcept {
+    if (sent.size() != size || (sent_head | letters) != head) return false;
+    for (std::size_t i = 8; i < size; ++i) {
+      char c = sent[i];
+      char lower = cmd->name[i];
+      if (c != lower && !(is_lower(lower) && (c | 0x20) == lower)) return false;
+    }
+    return true;
   }
-  return true;
-}
+};
 
 struct Table {
   std::vector<const Command*> list;
-  std::array<const Command*, slot_count> slots{};
+  std::array<Slot, slot_count> slots{};
 
   Table() {
     for (auto family : {connection_commands(), string_commands(), counter_commands(), keyspace_commands(),
                         expire_commands(), server_commands(), introspection_commands(), aof_commands()}) {
       for (const Command& cmd : family) {
         list.push_back(&cmd);
-        std::size_t s = slot_of(cmd.name);
-        while (slots[s] != nullptr && slots[s]->name != cmd.name) s = (s + 1) & (slot_count - 1);
-        if (slots[s] == nullptr) slots[s] = &cmd;  // the first of two equal names wins
+        add(cmd);
       }
     }
+  }
+
+  void add(const Command& cmd) {
+    std::uint64_t head = head_word(cmd.name);
+    std::size_t s = slot_of(head, cmd.name.size());
+    for (; slots[s].cmd != nullptr; s = (s + 1) & (slot_count - 1)) {
+      if (slots[s].cmd->name == cmd.name) return;  // the first of two equal names wins
+    }
+    std::uint64_t letters = 0;
+    for (std::size_t i = 0; i < cmd.name.size() && i < 8; ++i) {
+      if (is_lower(cmd.name[i])) letters |= std::uint64_t{0x20} << (8 * i);
+    }
+    slots[s] = Slot{&cmd, head, letters, cmd.name.size()};
   }
 };
 
@@ -67,9 +87,10 @@ struct Table {
 
 const Command* find_command(std::string_view name) noexcept {
   const auto& slots = table().slots;
-  for (std::size_t s = slot_of(name);; s = (s + 1) & (slot_count - 1)) {
-    const Command* cmd = slots[s];
-    if (cmd == nullptr || same_name(name, cmd->name)) return cmd;
+  const std::uint64_t head = head_word(name);
+  for (std::size_t s = slot_of(head, name.size());; s = (s + 1) & (slot_count - 1)) {
+    const Slot& slot = slots[s];
+    if (slot.cmd == nullptr || slot.matches(name, head)) return slot.cmd;
   }
 }
 

@@ -2,6 +2,7 @@
 // with what redis-server 7.0 sends.
 #include <catch2/catch.hpp>
 
+#include "kv/command_table.hpp"
 #include "kv/server_state.hpp"
 #include "kv/session.hpp"
 #include "kv_test_util.hpp"
@@ -299,4 +300,42 @@ TEST_CASE("SHUTDOWN asks the server to stop and closes without a reply", "[kv][s
   CHECK(f.session.closing());
   CHECK(f.state.shutdown_requested());
   CHECK(hook);
+}
+
+TEST_CASE("command names match in any letter case and only as whole names", "[kv][session]") {
+  using duet::kv::find_command;
+  auto named = [](std::string_view lower) -> const duet::kv::Command* {  // the table's entry, by a linear search
+    for (const duet::kv::Command* cmd : duet::kv::all_commands()) {
+      if (cmd->name == lower) return cmd;
+    }
+    return nullptr;
+  };
+  for (const duet::kv::Command* cmd : duet::kv::all_commands()) {
+    std::string name(cmd->name);
+    INFO("command " << name);
+    std::string upper;
+    std::string mixed;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+      char c = name[i];
+      char up = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c;
+      upper.push_back(up);
+      mixed.push_back(i % 2 == 0 ? up : c);
+    }
+    CHECK(find_command(name) == cmd);
+    CHECK(find_command(upper) == cmd);
+    CHECK(find_command(mixed) == cmd);
+    CHECK(find_command(name + "x") == named(name + "x"));
+    CHECK(find_command(name.substr(0, name.size() - 1)) == named(name.substr(0, name.size() - 1)));
+    for (std::size_t i = 0; i < name.size(); ++i) {  // the case bit flipped on a non-letter is another byte
+      std::string other = name;
+      other[i] = static_cast<char>(other[i] ^ 0x20);
+      if (name[i] < 'a' || name[i] > 'z') CHECK(find_command(other) == nullptr);
+      other[i] = static_cast<char>(name[i] ^ 0x40);
+      CHECK(find_command(other) == nullptr);
+    }
+  }
+  CHECK(find_command("") == nullptr);
+  CHECK(find_command(std::string_view("get\0", 4)) == nullptr);
+  CHECK(find_command("CLIENT") != nullptr);
+  CHECK(find_command("bgrewriteAOF") != nullptr);
 }
