@@ -54,7 +54,7 @@ struct Table {
   std::vector<const Command*> list;
   std::array<Slot, slot_count> slots{};
 
-  Table() {
+  [[gnu::noinline]] Table() {  // kept out of find_command, which then needs no stack frame
     for (auto family : {connection_commands(), string_commands(), counter_commands(), keyspace_commands(),
                         expire_commands(), server_commands(), introspection_commands(), aof_commands()}) {
       for (const Command& cmd : family) {

@@ -26,13 +26,17 @@ Entry& store_value(CommandContext& ctx, std::string_view key, std::string_view v
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
   e.value.assign(value.data(), value.size());
-  if (!keep_ttl) ctx.db().set_expire(e, Entry::no_expiry);
+  if (!keep_ttl && e.expire_at != Entry::no_expiry) ctx.db().set_expire(e, Entry::no_expiry);
   return e;
 }
 
 void get(CommandContext& ctx) { reply_value(ctx, read_key(ctx, ctx.argv[1])); }
 
 void set(CommandContext& ctx) {
+  if (ctx.argv.size() == 3) {  // plain SET key value: no options to parse
+    store_value(ctx, ctx.argv[1], ctx.argv[2], false);
+    return ctx.reply.ok();
+  }
   SetOptions opt;
   if (!detail::parse_set_options(ctx, 3, true, opt) || !detail::resolve_expire(ctx, opt, "set")) return;
   std::string_view key = ctx.argv[1];
