@@ -29,9 +29,11 @@ void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
       session.process();
       continue;
     }
-    auto n = conn.recv(session.input_space(), stop);
-    if (!n) break;
-    session.commit_input(*n);
+    // The loop lends a buffer only once bytes are there, and gets it back at
+    // the end of this iteration: waiting fibers hold none.
+    auto in = conn.recv_pooled(stop);
+    if (!in) break;
+    session.feed(in->bytes());
   }
   rt.on_disconnect();
 }

@@ -16,23 +16,33 @@ namespace {
 using namespace duet;
 using kv::ServerRuntime;
 
+// Sends the replies once their writes are logged (AOF group commit). A
+// coroutine of its own on purpose: its awaiters live in a frame that exists
+// only while replies go out, so an idle connection's frame holds just the
+// session and one pooled recv (see docs/BENCHMARKS.md, memory per connection).
+Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
+  const auto out = session.output();
+  co_await kv::aof_durable(rt.aof());
+  if (!co_await conn.send_all(out, std::move(stop))) co_return false;
+  session.consume_output(out.size());
+  co_return true;
+}
+
 Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
   kv::Session session(rt.state(), conn.peer_address().to_string(), conn.local_address().to_string(),
                       conn.native_handle());
   for (;;) {
-    if (auto out = session.output(); !out.empty()) {
-      co_await kv::aof_durable(rt.aof());  // replies leave once their writes are logged (group commit)
-      if (!co_await conn.send_all(out, stop)) break;
-      session.consume_output(out.size());
-    }
+    if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
       session.process();
       continue;
     }
-    auto n = co_await conn.recv(session.input_space(), stop);
-    if (!n) break;
-    session.commit_input(*n);
+    // The loop lends a buffer only once bytes are there, and gets it back at
+    // the end of this iteration: waiting connections hold none.
+    auto in = co_await conn.recv_pooled(stop);
+    if (!in) break;
+    session.feed(in->bytes());
   }
   rt.on_disconnect();
 }

@@ -37,10 +37,24 @@ Session::Session(ServerState& server, std::string peer_addr, std::string local_a
 
 Session::~Session() { server_.clients().remove(client_); }
 
+// Complete commands run straight from `bytes`; only an unfinished tail is
+// copied, into a buffer that is given back once it drains — so a connection
+// between requests owns no input buffer at all.
 void Session::feed(std::string_view bytes) {
-  auto space = in_.writable(bytes.size());
-  if (!bytes.empty()) std::memcpy(space.data(), bytes.data(), bytes.size());
-  commit_input(bytes.size());
+  server_.stats().net_input_bytes += bytes.size();
+  if (in_.size() == 0) {
+    blocked_ = false;
+    bytes.remove_prefix(run_commands(bytes));
+    if (closing() || bytes.empty()) {
+      note_buffers();
+      return;
+    }
+  }
+  auto space = input_space(bytes.size());
+  std::memcpy(space.data(), bytes.data(), bytes.size());
+  in_.commit(bytes.size());
+  process();
+  if (in_.size() == 0) in_.shrink_if_idle(0);
 }
 
 std::span<char> Session::input_space(std::size_t min) {
@@ -71,20 +85,30 @@ void Session::consume_output(std::size_t n) {
 
 void Session::process() {
   blocked_ = false;
+  in_.consume(run_commands(in_.readable()));
+  if (closing()) in_.clear();
+  if (in_.size() == 0) in_.shrink_if_idle(keep_buffer_bytes);
+  note_buffers();
+}
+
+// Runs the complete commands at the start of input; returns the bytes they
+// used. Stops at an unfinished command, a protocol error (the connection then
+// closes) or a full output buffer (blocked_).
+std::size_t Session::run_commands(std::string_view input) {
   const std::int64_t now = server_.now_ms();
   const ServerConfig& config = server_.config();
-  while (!closing()) {
-    std::string_view input = in_.readable();
-    if (input.empty()) break;
+  std::size_t used = 0;
+  while (!closing() && used < input.size()) {
     if (out_.size() >= config.client_output_limit) {
       blocked_ = true;
       break;
     }
+    const std::string_view rest = input.substr(used);
     parser_.set_authenticated(!server_.requires_auth() || client_.authenticated);
     parser_.set_max_bulk_len(config.proto_max_bulk_len);
-    ParseStatus status = parser_.parse(input);
+    const ParseStatus status = parser_.parse(rest);
     if (status == ParseStatus::incomplete) {
-      if (input.size() > config.client_query_limit) client_.close_after_reply = true;
+      if (rest.size() > config.client_query_limit) client_.close_after_reply = true;
       break;
     }
     if (status == ParseStatus::error) {
@@ -93,10 +117,12 @@ void Session::process() {
       break;
     }
     execute(parser_.args(), now);
-    in_.consume(parser_.consumed());
+    used += parser_.consumed();
   }
-  if (closing()) in_.clear();
-  if (in_.size() == 0) in_.shrink_if_idle(keep_buffer_bytes);
+  return used;
+}
+
+void Session::note_buffers() noexcept {
   client_.query_buffer = in_.size();
   client_.output_buffer = out_.size();
 }

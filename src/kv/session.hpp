@@ -2,9 +2,12 @@
 // reply bytes out.
 //
 // Contract
-// - Input: either feed(bytes), or, without a copy, write into input_space() and
-//   call commit_input(n). Both run every complete command buffered (pipelining)
-//   and append the replies to one output buffer.
+// - Input: either feed(bytes) — commands run straight from bytes, only an
+//   unfinished tail is copied, and the session keeps no input buffer between
+//   requests (for drivers that receive into a shared buffer: recv_pooled) —
+//   or write into input_space() and call commit_input(n) (a buffer of its own,
+//   no copy). Both run every complete command (pipelining) and append the
+//   replies to one output buffer.
 // - Output: output() is what to send; after sending k bytes call
 //   consume_output(k). Drivers send everything before reading again.
 // - closing(): after flushing output(), close the connection (QUIT, a protocol
@@ -60,6 +63,8 @@ class Session {
   [[nodiscard]] const ClientInfo& client() const noexcept { return client_; }
 
  private:
+  std::size_t run_commands(std::string_view input);
+  void note_buffers() noexcept;
   void execute(std::span<const std::string_view> argv, std::int64_t now);
   void reject_unknown(std::span<const std::string_view> argv);
 

@@ -292,6 +292,21 @@ TEST_CASE("a client over the output limit stops running commands until it drains
   CHECK(s.wants_input());
 }
 
+TEST_CASE("feed runs whole commands from the bytes given and keeps only an unfinished tail", "[kv][session]") {
+  ServerState state;
+  Session s(state);
+  const std::string ping = kvtest::resp({"PING"});
+  s.feed(ping + ping + ping.substr(0, 9));  // two whole commands and the start of a third
+  CHECK(s.output() == "+PONG\r\n+PONG\r\n");
+  CHECK(s.client().query_buffer == 9);
+  s.consume_output(s.output().size());
+  s.feed(ping.substr(9) + ping);  // the tail, then one more
+  CHECK(s.output() == "+PONG\r\n+PONG\r\n");
+  CHECK(s.client().query_buffer == 0);
+  for (char c : kvtest::resp({"ECHO", "one byte at a time"})) s.feed(std::string_view(&c, 1));
+  CHECK(s.output() == "+PONG\r\n+PONG\r\n$18\r\none byte at a time\r\n");
+}
+
 TEST_CASE("SHUTDOWN asks the server to stop and closes without a reply", "[kv][session]") {
   Fixture f;
   bool hook = false;

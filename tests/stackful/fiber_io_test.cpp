@@ -109,6 +109,31 @@ TEST_CASE("a fiber sends a 64 MiB payload through small socket buffers while ano
   }));
 }
 
+TEST_CASE("a fiber's recv_pooled carries a 64 MiB payload in lent buffers, then reports EOF") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  CHECK(on_fibers(backend, [] {
+    Pair p = connected_pair();
+    small_buffers(p.server);
+    std::string payload(64u << 20, '\0');
+    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 2654435761u >> 24);
+    auto writer = fiber::spawn([&] {
+      auto r = p.client.send_all(payload);
+      (void)p.client.shutdown();
+      return r.value();
+    });
+    std::string got;
+    for (;;) {
+      auto in = p.server.recv_pooled();
+      if (!in) {
+        CHECK(in.eof());
+        break;
+      }
+      got.append(in->bytes());
+    }
+    return writer.join() == payload.size() && got == payload;
+  }));
+}
+
 TEST_CASE("a fiber's recv reports EOF explicitly after the peer shuts down") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   auto r = on_fibers(backend, [] {
