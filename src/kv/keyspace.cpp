@@ -14,17 +14,6 @@ std::uint32_t Keyspace::allocate_slot() {
   return slots_used_++;
 }
 
-Entry* Keyspace::find(std::string_view key, std::size_t hash, std::int64_t now) {
-  auto it = index_.find(key, hash);
-  if (it == index_.end()) return nullptr;
-  Entry& e = slot(*it);
-  if (expired(e, now)) {
-    expire_entry(e);
-    return nullptr;
-  }
-  return &e;
-}
-
 Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
   const std::size_t hash = detail::key_hash(key);  // once, for the lookup and the new entry
   if (Entry* e = find(key, hash, now)) {
