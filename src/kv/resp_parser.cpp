@@ -39,6 +39,10 @@ std::size_t plain_number_line(std::string_view input, std::size_t at, std::size_
     return at + 3;
   }
   if (v == 0) return 0;  // a leading zero
+  if (unsigned d = digit_at(p + 1); d <= 9 && end - p >= 4 && p[2] == '\r') {  // two digits: most key lengths
+    value = v * 10 + d;
+    return at + 4;
+  }
   const char* stop = end - p > 9 ? p + 9 : end;
   for (unsigned d = 0; ++p < stop && (d = digit_at(p)) <= 9;) v = v * 10 + d;
   if (end - p < 2 || *p != '\r') return 0;  // also a 10th digit
