@@ -34,19 +34,22 @@ class Reply {
   void error(std::string_view message);
   void integer(std::int64_t value) { prefixed(':', value); }
   void bulk(std::string_view value) {
-    if (value.size() <= small_bulk) {  // one append of header, value and CRLF
-      char buf[small_bulk + 32];
-      char* p = header(buf, '$', static_cast<std::int64_t>(value.size()));
-      if (!value.empty()) std::memcpy(p, value.data(), value.size());
-      p += value.size();
-      p[0] = '\r';
-      p[1] = '\n';
-      out_->append(buf, static_cast<std::size_t>(p + 2 - buf));
-      return;
-    }
-    prefixed('$', static_cast<std::int64_t>(value.size()));
-    out_->append(value);
-    crlf();
+    if (value.size() > small_bulk) return bulk_large(value);
+    // A small value goes out with its header in one append; its length has at
+    // most two digits, so no general integer formatting either.
+    char buf[small_bulk + 16];
+    char* p = buf;
+    std::size_t n = value.size();
+    *p++ = '$';
+    if (n >= 10) *p++ = static_cast<char>('0' + n / 10);
+    *p++ = static_cast<char>('0' + n % 10);
+    *p++ = '\r';
+    *p++ = '\n';
+    if (n != 0) std::memcpy(p, value.data(), n);
+    p += n;
+    *p++ = '\r';
+    *p++ = '\n';
+    out_->append(buf, static_cast<std::size_t>(p - buf));
   }
   void null() { out_->append("$-1\r\n", 5); }
   void null_array() { out_->append("*-1\r\n", 5); }
@@ -55,23 +58,28 @@ class Reply {
 
  private:
   static constexpr std::size_t small_bulk = 64;
+  static_assert(small_bulk < 100, "bulk() writes a small value's length as at most two digits");
+
+  // Out of line, so bulk()'s common path stays small (no stack frame for to_chars).
+  [[gnu::noinline]] void bulk_large(std::string_view value) {
+    prefixed('$', static_cast<std::int64_t>(value.size()));
+    out_->append(value);
+    crlf();
+  }
 
   void crlf() { out_->append("\r\n", 2); }
-  // Writes type, value and CRLF (at most 23 bytes) at p; returns the end.
-  static char* header(char* p, char type, std::int64_t value) noexcept {
-    *p++ = type;
-    if (static_cast<std::uint64_t>(value) < 10) {  // lengths and counts are mostly one digit
-      *p++ = static_cast<char>('0' + value);
-    } else {
-      p = std::to_chars(p, p + 20, value).ptr;
-    }
-    p[0] = '\r';
-    p[1] = '\n';
-    return p + 2;
-  }
   void prefixed(char type, std::int64_t value) {
     char buf[24];
-    out_->append(buf, static_cast<std::size_t>(header(buf, type, value) - buf));
+    char* p = buf;
+    *p++ = type;
+    if (static_cast<std::uint64_t>(value) < 10) {  // counts and integers are often one digit
+      *p++ = static_cast<char>('0' + value);
+    } else {
+      p = std::to_chars(p, buf + sizeof(buf) - 2, value).ptr;
+    }
+    *p++ = '\r';
+    *p++ = '\n';
+    out_->append(buf, static_cast<std::size_t>(p - buf));
   }
 
   std::string* out_;

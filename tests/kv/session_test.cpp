@@ -354,3 +354,19 @@ TEST_CASE("command names match in any letter case and only as whole names", "[kv
   CHECK(find_command("CLIENT") != nullptr);
   CHECK(find_command("bgrewriteAOF") != nullptr);
 }
+
+TEST_CASE("bulk and integer replies are framed exactly at every size", "[kv][session]") {
+  Fixture f;
+  for (std::size_t n : {0, 1, 9, 10, 11, 63, 64, 65, 99, 100, 1000}) {
+    std::string value(n, 'v');
+    if (n > 0) value.back() = '\n';
+    REQUIRE(f.cmd({"SET", "k", value}) == "+OK\r\n");
+    CHECK(f.cmd({"GET", "k"}) == "$" + std::to_string(n) + "\r\n" + value + "\r\n");
+  }
+  CHECK(f.cmd({"SET", "n", "0"}) == "+OK\r\n");
+  CHECK(f.cmd({"INCRBY", "n", "9"}) == ":9\r\n");
+  CHECK(f.cmd({"INCRBY", "n", "1"}) == ":10\r\n");
+  CHECK(f.cmd({"INCRBY", "n", "-11"}) == ":-1\r\n");
+  CHECK(f.cmd({"INCRBY", "n", "-9223372036854775807"}) == ":-9223372036854775808\r\n");
+  CHECK(f.cmd({"MGET", "n", "nokey"}) == "*2\r\n$20\r\n-9223372036854775808\r\n$-1\r\n");
+}
