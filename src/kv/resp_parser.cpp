@@ -23,31 +23,29 @@ namespace duet::kv {
 namespace {
 
 // The common case of a header line: 1 to 9 digits without a leading zero (or
-// just "0") and a '\r' that is not the last byte. Sets `value` and returns the
-// position after the line (the byte after '\r' is skipped unchecked, as in the
-// general path), or 0 if the line is anything else or not all here yet. No NUL
-// byte can hide before the '\r' since every byte before it is a digit.
-std::size_t plain_number_line(std::string_view input, std::size_t at, std::size_t& value) noexcept {
-  const char* p = input.data() + at;
-  const char* end = input.data() + input.size();
-  if (end - p < 3) return 0;  // the shortest line: a digit, '\r' and the skipped byte
+// just "0") and a '\r' that is not the last byte. Sets `value` and returns
+// where the line ends (the byte after '\r' is skipped unchecked, as in the
+// general path), or nullptr if the line is anything else or not all here yet.
+// No NUL byte can hide before the '\r' since every byte before it is a digit.
+const char* plain_number_line(const char* p, const char* end, std::size_t& value) noexcept {
+  if (end - p < 3) return nullptr;  // the shortest line: a digit, '\r' and the skipped byte
   auto digit_at = [](const char* q) { return static_cast<unsigned>(static_cast<unsigned char>(*q)) - unsigned{'0'}; };
   std::size_t v = digit_at(p);
-  if (v > 9) return 0;
+  if (v > 9) return nullptr;
   if (p[1] == '\r') {  // one digit: most counts and lengths
     value = v;
-    return at + 3;
+    return p + 3;
   }
-  if (v == 0) return 0;  // a leading zero
+  if (v == 0) return nullptr;  // a leading zero
   if (unsigned d = digit_at(p + 1); d <= 9 && end - p >= 4 && p[2] == '\r') {  // two digits: most key lengths
     value = v * 10 + d;
-    return at + 4;
+    return p + 4;
   }
   const char* stop = end - p > 9 ? p + 9 : end;
   for (unsigned d = 0; ++p < stop && (d = digit_at(p)) <= 9;) v = v * 10 + d;
-  if (end - p < 2 || *p != '\r') return 0;  // also a 10th digit
+  if (end - p < 2 || *p != '\r') return nullptr;  // also a 10th digit
   value = v;
-  return static_cast<std::size_t>(p - input.data()) + 2;
+  return p + 2;
 }
 
 }  // namespace
@@ -177,19 +175,22 @@ ParseStatus RespParser::parse_bulk_header(std::string_view input) {
 
 bool RespParser::parse_multibulk_fast(std::string_view input) {
   constexpr std::size_t max_fast_count = 64;  // bigger commands take the incremental path
+  const char* const begin = input.data();
+  const char* const end = begin + input.size();
   std::size_t count = 0;
-  std::size_t at = plain_number_line(input, 1, count);
-  if (at == 0 || count == 0 || count > max_fast_count || (count > 10 && !authenticated_)) return false;
+  const char* p = plain_number_line(begin + 1, end, count);
+  if (p == nullptr || count == 0 || count > max_fast_count || (count > 10 && !authenticated_)) return false;
   const std::size_t max_len = authenticated_ ? max_bulk_len_ : std::min<std::size_t>(max_bulk_len_, 16384);
   args_.resize(count);
-  for (std::string_view& arg : args_) {
+  std::string_view* arg = args_.data();
+  for (std::size_t i = 0; i < count; ++i) {
     std::size_t len = 0;
-    std::size_t payload = at < input.size() && input[at] == '$' ? plain_number_line(input, at + 1, len) : 0;
-    if (payload == 0 || len > max_len || input.size() - payload < len + 2) return false;
-    arg = std::string_view(input.data() + payload, len);
-    at = payload + len + 2;
+    if (p == end || *p != '$' || (p = plain_number_line(p + 1, end, len)) == nullptr) return false;
+    if (len > max_len || static_cast<std::size_t>(end - p) < len + 2) return false;
+    arg[i] = std::string_view(p, len);
+    p += len + 2;
   }
-  consumed_ = at;
+  consumed_ = static_cast<std::size_t>(p - begin);
   return true;
 }
 
