@@ -26,18 +26,4 @@ inline int listen_socket(const SocketAddress& addr, int flags) {
   return fd;
 }
 
-inline SocketAddress local_of(int fd) {
-  SocketAddress addr;
-  socklen_t len = sizeof(sockaddr_storage);
-  ::getsockname(fd, addr.data(), &len);
-  return SocketAddress(addr.data(), len);
-}
-
-inline SocketAddress peer_of(int fd) {
-  SocketAddress addr;
-  socklen_t len = sizeof(sockaddr_storage);
-  ::getpeername(fd, addr.data(), &len);
-  return SocketAddress(addr.data(), len);
-}
-
 }  // namespace duet::baseline

@@ -14,6 +14,7 @@
 #include <unordered_map>
 
 #include "baseline_socket.hpp"
+#include "io/socket_ops.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 
@@ -29,8 +30,7 @@ struct Handler {
 struct Connection : Handler {
   Connection(ServerRuntime& rt, int socket)
       : Handler{&Connection::event}, fd(socket),
-        session(rt.state(), duet::baseline::peer_of(socket).to_string(),
-                duet::baseline::local_of(socket).to_string(), socket) {}
+        session(rt.state(), socket) {}
   static void event(Reactor& r, Handler* h, std::uint32_t events);
   int fd;
   duet::kv::Session session;
@@ -133,7 +133,7 @@ void on_tick(Reactor& r, int timer) {
 int run(ServerRuntime& rt) {
   Reactor r(rt);
   r.listener = duet::baseline::listen_socket(rt.listen_address(), SOCK_NONBLOCK);
-  rt.on_listening(duet::baseline::local_of(r.listener));
+  rt.on_listening(duet::local_address_of(r.listener));
   r.listener_handler.on_event = on_accept;
   r.watch(r.listener, EPOLLIN, &r.listener_handler);
   int timer = ::timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "baseline_socket.hpp"
+#include "io/socket_ops.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 
@@ -40,8 +41,7 @@ bool send_all(int fd, std::string_view out) {
 void serve(Shared& shared, int fd) {
   std::unique_lock lock(shared.mutex);
   {
-    duet::kv::Session session(shared.rt.state(), duet::baseline::peer_of(fd).to_string(),
-                              duet::baseline::local_of(fd).to_string(), fd);
+    duet::kv::Session session(shared.rt.state(), fd);
     for (;;) {
       std::string_view out = session.output();  // only this thread touches the session's buffers
       lock.unlock();
@@ -108,7 +108,7 @@ void accept_loop(Shared& shared, int listener) {
 int main(int argc, char** argv) {
   return ServerRuntime::main(argc, argv, "threads", [](ServerRuntime& rt) {
     int listener = duet::baseline::listen_socket(rt.listen_address(), 0);
-    rt.on_listening(duet::baseline::local_of(listener));
+    rt.on_listening(duet::local_address_of(listener));
     Shared shared{rt, {}, {}, {}, false};
     std::thread ticker(tick_until_stop, std::ref(shared), listener);
     accept_loop(shared, listener);

@@ -23,9 +23,7 @@ namespace duet::kv {
 struct ClientInfo {
   std::uint64_t id = 0;
   std::string name;
-  std::string addr;    // peer "ip:port", empty when not on a socket (tests)
-  std::string laddr;   // local "ip:port"
-  int fd = -1;
+  int fd = -1;  // the socket (-1 in tests); ServerState::socket_name gives its addresses
   int db = 0;
   bool authenticated = false;
   bool close_after_reply = false;

@@ -111,8 +111,9 @@ void select(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
-void append_client_line(std::string& out, const ClientInfo& c, std::int64_t now) {
-  out += "id=" + std::to_string(c.id) + " addr=" + c.addr + " laddr=" + c.laddr + " fd=" + std::to_string(c.fd) +
+void append_client_line(std::string& out, const ServerState& server, const ClientInfo& c, std::int64_t now) {
+  out += "id=" + std::to_string(c.id) + " addr=" + server.socket_name(c.fd, true) +
+         " laddr=" + server.socket_name(c.fd, false) + " fd=" + std::to_string(c.fd) +
          " name=" + c.name + " age=" + std::to_string((now - c.created_ms) / 1000) +
          " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=N db=" + std::to_string(c.db) +
          " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
@@ -145,7 +146,7 @@ void client_list(CommandContext& ctx) {
   }
   std::string text;
   ctx.server.clients().for_each([&](const ClientInfo& c) {
-    if (ids.empty() || std::find(ids.begin(), ids.end(), c.id) != ids.end()) append_client_line(text, c, ctx.now);
+    if (ids.empty() || std::find(ids.begin(), ids.end(), c.id) != ids.end()) append_client_line(text, ctx.server, c, ctx.now);
   });
   ctx.reply.bulk(text);
 }
@@ -174,7 +175,7 @@ void client(CommandContext& ctx) {
   } else if (equals_ci(sub, "info")) {
     if (!need(2, "client|info")) return;
     std::string text;
-    append_client_line(text, ctx.client, ctx.now);
+    append_client_line(text, ctx.server, ctx.client, ctx.now);
     ctx.reply.bulk(text);
   } else {
     detail::unknown_subcommand(ctx, "CLIENT");

@@ -16,8 +16,7 @@ using namespace duet;
 using kv::ServerRuntime;
 
 void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
-  kv::Session session(rt.state(), conn.peer_address().to_string(), conn.local_address().to_string(),
-                      conn.native_handle());
+  kv::Session session(rt.state(), conn.native_handle());
   for (;;) {
     if (auto out = session.output(); !out.empty()) {
       kv::wait_durable(rt.aof());  // replies leave once their writes are logged (group commit)

@@ -29,8 +29,7 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
 }
 
 Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
-  kv::Session session(rt.state(), conn.peer_address().to_string(), conn.local_address().to_string(),
-                      conn.native_handle());
+  kv::Session session(rt.state(), conn.native_handle());
   for (;;) {
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;

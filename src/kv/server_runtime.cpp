@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "io/socket_ops.hpp"
+
 namespace duet::kv {
 namespace {
 
@@ -55,6 +57,8 @@ int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Bod
 
 ServerRuntime::ServerRuntime(ServerOptions options)
     : options_(std::move(options)), state_(options_.config), log_(state_.config()) {
+  state_.set_socket_namer(
+      [](int fd, bool peer) { return (peer ? peer_address_of(fd) : local_address_of(fd)).to_string(); });
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 

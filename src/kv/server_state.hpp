@@ -79,6 +79,16 @@ class ServerState {
   [[nodiscard]] bool shutdown_requested() const noexcept { return shutdown_; }
   void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
+  // "ip:port" of a client socket's peer (or, peer false, its local end), for
+  // CLIENT LIST. The core does no I/O: the server's edge installs the namer;
+  // without one (tests) names are empty. Asked only when a command needs them,
+  // so a connection does not carry its two address strings around.
+  using SocketNamer = std::string (*)(int fd, bool peer);
+  void set_socket_namer(SocketNamer namer) noexcept { socket_namer_ = namer; }
+  [[nodiscard]] std::string socket_name(int fd, bool peer) const {
+    return socket_namer_ != nullptr && fd >= 0 ? socket_namer_(fd, peer) : std::string();
+  }
+
   // Write propagation (the AOF): Session calls it around every cmd_write command.
   [[nodiscard]] WriteObserver* write_observer() const noexcept { return write_observer_; }
   void set_write_observer(WriteObserver* observer) noexcept { write_observer_ = observer; }
@@ -91,6 +101,7 @@ class ServerState {
   std::function<std::int64_t()> clock_;
   std::function<void()> shutdown_hook_;
   WriteObserver* write_observer_ = nullptr;
+  SocketNamer socket_namer_ = nullptr;
   std::int64_t start_ms_;
   bool shutdown_ = false;
 };

@@ -26,10 +26,7 @@ std::string_view c_string_prefix(std::string_view text, std::size_t max) noexcep
 
 }  // namespace
 
-Session::Session(ServerState& server, std::string peer_addr, std::string local_addr, int fd)
-    : server_(server), parser_(server.config().proto_max_bulk_len) {
-  client_.addr = std::move(peer_addr);
-  client_.laddr = std::move(local_addr);
+Session::Session(ServerState& server, int fd) : server_(server), parser_(server.config().proto_max_bulk_len) {
   client_.fd = fd;
   client_.created_ms = client_.last_active_ms = server.now_ms();
   server_.clients().add(client_);

@@ -42,7 +42,8 @@ namespace duet::kv {
 
 class Session {
  public:
-  explicit Session(ServerState& server, std::string peer_addr = {}, std::string local_addr = {}, int fd = -1);
+  // fd: the client's socket, for CLIENT LIST (-1 when there is none).
+  explicit Session(ServerState& server, int fd = -1);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   Session(Session&&) = delete;

@@ -48,6 +48,10 @@ TEST_CASE("redis-cli talks to the server", "[kv][e2e]") {
         "(error) ERR unknown command 'FOO', with args beginning with: \n");
   std::string info = kve2e::redis_cli(server.port(), "INFO server");
   CHECK(info.find("duet_backend:" + t.backend) != std::string::npos);
+  // Addresses are read off the socket when asked for, as Redis does.
+  const std::string me = kve2e::redis_cli(server.port(), "CLIENT INFO");
+  CHECK(me.find(" addr=127.0.0.1:") != std::string::npos);
+  CHECK(me.find(" laddr=127.0.0.1:" + std::to_string(server.port()) + " ") != std::string::npos);
 }
 
 TEST_CASE("10,000 pipelined commands all get their replies in order", "[kv][e2e]") {
