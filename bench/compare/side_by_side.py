@@ -84,7 +84,7 @@ def workloads(scale, clients):
                     args = ["-t", test, "-P", str(pipeline), "-d", str(size), "-r", "100000"]
                     out.append((f"{test} {size}B P{pipeline}", "redis-benchmark", args, n))
                 if "duet" in clients:
-                    args = ["--resp", test, "--depth", str(pipeline), "--size", str(size), "--keys", "100000"]
+                    args = ["--resp", test, "--pipeline", str(pipeline), "--size", str(size), "--keys", "100000"]
                     out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
     return out
 

@@ -2,7 +2,7 @@
 //
 //   echo_load --port 7000 [--host 127.0.0.1] [--connections 100] [--depth 1]
 //             [--size 64] [--duration 10] [--warmup 2] [--backend io_uring] [--label name]
-//             [--resp ping|get|set] [--keys 100000]
+//             [--resp ping|get|set] [--keys 100000] [--pipeline 1]
 //
 // Each connection keeps `depth` messages of `size` bytes in flight: it sends
 // `depth`, then sends one more each time a full echo comes back. With --resp it
@@ -12,6 +12,10 @@
 // reply has arrived. Latency is
 // measured per message (send time of the oldest outstanding message to the
 // arrival of its last byte) into a log-linear histogram, only after the warm-up.
+// --pipeline N is redis-benchmark's -P instead of --depth: N requests leave in
+// one write and the next batch leaves once all N replies are in; each request
+// counts its batch's latency. One syscall pair per N requests lets the client
+// out-run the server, so the server is what a run measures.
 // Prints one human line on stderr and one JSON object on stdout.
 #include <charconv>
 #include <chrono>
@@ -39,6 +43,7 @@ struct Options {
   std::uint16_t port = 7000;
   int connections = 100;
   int depth = 1;
+  int pipeline = 1;
   std::size_t size = 64;
   double duration = 10;
   double warmup = 2;
@@ -99,6 +104,29 @@ struct Shared {
   int failures = 0;
 };
 
+duet::Task<void> batches(duet::TcpStream& conn, Protocol& protocol, const Options& opt, Shared& shared) {
+  std::vector<char> buf(64 * 1024);
+  std::string batch;
+  while (Clock::now() < shared.end) {
+    batch.clear();
+    for (int i = 0; i < opt.pipeline; ++i) batch += protocol.next();
+    const auto start = Clock::now();
+    if (!co_await conn.send_all(batch)) co_return void(++shared.failures);
+    for (long left = opt.pipeline; left > 0;) {
+      auto n = co_await conn.recv(buf);
+      if (!n) co_return void(++shared.failures);
+      const long done = protocol.answered({buf.data(), *n});
+      if (done < 0) co_return void(++shared.failures);
+      left -= done;
+    }
+    const auto now = Clock::now();
+    if (start >= shared.measure_from && now <= shared.end) {
+      shared.histogram.record(static_cast<std::uint64_t>((now - start).count()), static_cast<std::uint64_t>(opt.pipeline));
+      shared.requests += static_cast<std::uint64_t>(opt.pipeline);
+    }
+  }
+}
+
 duet::Task<void> connection(duet::EventLoop& loop, duet::SocketAddress addr, const Options& opt, Shared& shared) {
   auto conn = co_await duet::TcpStream::connect(loop, addr);
   if (!conn) {
@@ -106,6 +134,7 @@ duet::Task<void> connection(duet::EventLoop& loop, duet::SocketAddress addr, con
     co_return;
   }
   Protocol protocol(opt, static_cast<std::uint32_t>(shared.requests + shared.next_seed++));
+  if (opt.pipeline > 1) co_return co_await batches(*conn, protocol, opt, shared);
   std::vector<char> buf(64 * 1024);
   std::deque<Clock::time_point> sent;
   for (int i = 0; i < opt.depth; ++i) {
@@ -143,7 +172,7 @@ duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) 
   std::fprintf(stderr,
                "%s: %.*s\nusage: %s --port N [--host ADDR] [--connections 1-10000] [--depth 1-1024]\n"
                "  [--size 1-1048576] [--duration S] [--warmup S] [--backend io_uring|epoll] [--label NAME]\n"
-               "  [--resp ping|get|set] [--keys 1-100000000]\n",
+               "  [--resp ping|get|set] [--keys 1-100000000] [--pipeline 1-1024]\n",
                argv0, static_cast<int>(what.size()), what.data(), argv0);
   std::exit(2);
 }
@@ -176,6 +205,7 @@ Options parse(int argc, char** argv) {
     else if (f == "--port") o.port = static_cast<std::uint16_t>(number(argv[0], f, v, 1, 65535));
     else if (f == "--connections") o.connections = static_cast<int>(number(argv[0], f, v, 1, 10000));
     else if (f == "--depth") o.depth = static_cast<int>(number(argv[0], f, v, 1, 1024));
+    else if (f == "--pipeline") o.pipeline = static_cast<int>(number(argv[0], f, v, 1, 1024));
     else if (f == "--size") o.size = static_cast<std::size_t>(number(argv[0], f, v, 1, 1 << 20));
     else if (f == "--keys") o.keys = static_cast<std::uint32_t>(number(argv[0], f, v, 1, 100000000));
     else if (f == "--duration") o.duration = seconds(argv[0], f, v);
@@ -186,6 +216,7 @@ Options parse(int argc, char** argv) {
     else usage_error(argv[0], std::string("bad option ").append(f).append(" ").append(v));
   }
   if (o.duration <= 0) usage_error(argv[0], "--duration must be above 0");
+  if (o.depth > 1 && o.pipeline > 1) usage_error(argv[0], "--depth and --pipeline exclude each other");
   if (!duet::SocketAddress::parse(o.host, o.port)) usage_error(argv[0], "--host wants a numeric address or localhost");
   return o;
 }
@@ -202,13 +233,13 @@ int main(int argc, char** argv) {
   duet::run_until_complete(loop, run(loop, opt, shared));
   const double rps = static_cast<double>(shared.requests) / opt.duration;
   const auto us = [&](double p) { return static_cast<double>(shared.histogram.percentile(p)) / 1000.0; };
-  std::fprintf(stderr, "%s: %d conn x depth %d, %zu B: %.0f req/s, p50 %.1f us, p99 %.1f us, p99.9 %.1f us%s\n",
-               opt.label, opt.connections, opt.depth, opt.size, rps, us(50), us(99), us(99.9),
+  std::fprintf(stderr, "%s: %d conn x depth %d x pipeline %d, %zu B: %.0f req/s, p50 %.1f us, p99 %.1f us, p99.9 %.1f us%s\n",
+               opt.label, opt.connections, opt.depth, opt.pipeline, opt.size, rps, us(50), us(99), us(99.9),
                shared.failures != 0 ? " (with failures)" : "");
   std::printf(
-      "{\"label\":\"%s\",\"connections\":%d,\"depth\":%d,\"size\":%zu,\"duration_s\":%.3f,\"requests\":%llu,"
+      "{\"label\":\"%s\",\"connections\":%d,\"depth\":%d,\"pipeline\":%d,\"size\":%zu,\"duration_s\":%.3f,\"requests\":%llu,"
       "\"rps\":%.1f,\"p50_us\":%.2f,\"p99_us\":%.2f,\"p999_us\":%.2f,\"failures\":%d}\n",
-      opt.label, opt.connections, opt.depth, opt.size, opt.duration,
+      opt.label, opt.connections, opt.depth, opt.pipeline, opt.size, opt.duration,
       static_cast<unsigned long long>(shared.requests), rps, us(50), us(99), us(99.9), shared.failures);
   return shared.failures == 0 ? 0 : 1;
 }

@@ -20,9 +20,9 @@ class Histogram {
   static constexpr int sub_bits = 6;  // 64 sub-buckets per power of two
   static constexpr int sub_count = 1 << sub_bits;
 
-  void record(std::uint64_t value) noexcept {
-    ++counts_[index_of(value)];
-    ++total_;
+  void record(std::uint64_t value, std::uint64_t times = 1) noexcept {
+    counts_[index_of(value)] += times;
+    total_ += times;
   }
   void merge(const Histogram& other) noexcept {
     for (std::size_t i = 0; i < counts_.size(); ++i) counts_[i] += other.counts_[i];
