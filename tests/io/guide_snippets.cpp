@@ -4,6 +4,8 @@
 // the bottom run the snippets on both backends.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -72,6 +74,18 @@ duet::Task<std::string> ask(duet::EventLoop& loop, std::uint16_t port) {
   (void)co_await conn->send_all(std::string_view("hello\n"));
   (void)conn->shutdown();  // FIN after the data: the peer's recv sees EOF
   co_return co_await read_greeting(*conn);
+}
+// guide:end
+
+// guide:begin pooled
+// Counts lines until EOF, holding no buffer of its own while it waits.
+duet::Task<std::size_t> count_lines(duet::TcpStream& conn) {
+  std::size_t lines = 0;
+  for (;;) {
+    duet::IoResult<duet::RecvBuffer> in = co_await conn.recv_pooled();
+    if (!in) co_return lines;  // EOF or an error, exactly as with recv
+    lines += static_cast<std::size_t>(std::ranges::count(in->bytes(), '\n'));
+  }  // `in` ends with each iteration: the buffer goes back to the loop
 }
 // guide:end
 
@@ -144,7 +158,28 @@ duet::Task<bool> timeout_then_stop(duet::EventLoop& loop) {
   co_return !pinged && client.ok();
 }
 
+duet::Task<std::size_t> lines_of(duet::EventLoop& loop, std::string text) {
+  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
+  auto [accepted, client] = co_await duet::when_all(
+      [](duet::TcpListener& l) -> duet::Task<duet::IoResult<duet::TcpStream>> { co_return co_await l.accept(); }(listener),
+      [](duet::EventLoop& lp, duet::SocketAddress a, std::string t) -> duet::Task<duet::IoResult<duet::TcpStream>> {
+        auto c = co_await duet::TcpStream::connect(lp, a);
+        if (c) {
+          (void)co_await c->send_all(std::string_view(t));
+          (void)c->shutdown();
+        }
+        co_return c;
+      }(loop, listener.local_address(), std::move(text)));
+  co_return co_await guide::count_lines(*accepted);
+}
+
 }  // namespace
+
+TEST_CASE("the guide's line counter reads through lent buffers until EOF") {
+  const duet::Backend backend = GENERATE(duet::Backend::io_uring, duet::Backend::epoll);
+  duet::EventLoop loop(backend, duet::LoopOptions{.recv_buffer_count = 1, .recv_buffer_size = 7});
+  CHECK(duet::run_until_complete(loop, lines_of(loop, "one\ntwo\nthree\nfour\nfive\n")) == 5);
+}
 
 TEST_CASE("the guide's echo server answers the guide's client") {
   const duet::Backend backend = GENERATE(duet::Backend::io_uring, duet::Backend::epoll);
