@@ -32,6 +32,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -66,6 +67,13 @@ class Keyspace {
   // The entry for `key`, created with an empty value (created = true) if absent.
   Entry& upsert(std::string_view key, std::int64_t now, bool& created);
   bool erase(std::string_view key, std::int64_t now);
+  // Starts loading what looking these keys up will touch — the index group,
+  // then the entry, then the key's and value's bytes — so a pipelined batch
+  // waits for its cache misses side by side instead of one after another
+  // (at 100,000 keys a GET is mostly such waits). Changes nothing; absent
+  // keys are fine. Uses the first max_prefetch keys.
+  static constexpr std::size_t max_prefetch = 16;
+  void prefetch(std::span<const std::string_view> keys) const noexcept;
   void erase(Entry& entry);
   void set_expire(Entry& entry, std::int64_t at);  // Entry::no_expiry persists
   // Called with each entry that expires (lazily or actively) just before it is
@@ -96,11 +104,19 @@ class Keyspace {
   static constexpr std::size_t chunk_bits = 10;
   static constexpr std::size_t chunk_size = std::size_t{1} << chunk_bits;
 
+  // prefetch's lookup: it accepts the first slot whose tag matches, without
+  // reading the entry, and notes it — a guess that is right but for tag
+  // collisions, which is all a prefetch needs.
+  struct Probe {
+    std::size_t hash;
+    std::uint32_t* candidate;
+  };
   struct SlotHash {
     using is_transparent = void;
     const Keyspace* owner;
     std::size_t operator()(std::uint32_t slot) const noexcept { return owner->slot(slot).hash; }
     std::size_t operator()(std::string_view key) const noexcept { return detail::key_hash(key); }
+    std::size_t operator()(const Probe& probe) const noexcept { return probe.hash; }
   };
   struct SlotEq {
     using is_transparent = void;
@@ -112,6 +128,11 @@ class Keyspace {
     bool operator()(std::string_view a, std::uint32_t b) const noexcept {
       return detail::key_equal(a, as_view(owner->slot(b).key));
     }
+    bool operator()(std::uint32_t a, const Probe& probe) const noexcept {
+      *probe.candidate = a;
+      return true;
+    }
+    bool operator()(const Probe& probe, std::uint32_t b) const noexcept { return (*this)(b, probe); }
   };
 
   Entry& slot(std::uint32_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }

@@ -4,8 +4,11 @@
 // processCommand's order: unknown command, arity, authentication.
 #include "kv/session.hpp"
 
+#include <array>
+
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
+#include "kv/detail/peek_keys.hpp"
 
 namespace duet::kv {
 namespace {
@@ -95,7 +98,12 @@ std::size_t Session::run_commands(std::string_view input) {
   const std::int64_t now = server_.now_ms();
   const ServerConfig& config = server_.config();
   std::size_t used = 0;
+  std::size_t prefetched_to = 0;  // input up to here has had its keys prefetched
   while (!closing() && used < input.size()) {
+    // More than one command waiting (a pipeline): start the next keys' cache
+    // misses together. Not before the first command, so a lone request (P1)
+    // never pays for the look-ahead.
+    if (used != 0 && used >= prefetched_to) prefetched_to = used + prefetch_keys(input.substr(used));
     if (out_.size() >= config.client_output_limit) {
       blocked_ = true;
       break;
@@ -117,6 +125,15 @@ std::size_t Session::run_commands(std::string_view input) {
     used += parser_.consumed();
   }
   return used;
+}
+
+// Returns the bytes of input whose commands were looked at.
+std::size_t Session::prefetch_keys(std::string_view input) const noexcept {
+  std::array<std::string_view, Keyspace::max_prefetch> keys;
+  std::size_t covered = 0;
+  const std::size_t n = detail::peek_keys(input, keys, covered);
+  if (n >= 2) server_.store().db(client_.db).prefetch(std::span(keys).first(n));
+  return covered;
 }
 
 void Session::note_buffers() noexcept {

@@ -65,6 +65,7 @@ class Session {
 
  private:
   std::size_t run_commands(std::string_view input);
+  [[nodiscard]] std::size_t prefetch_keys(std::string_view input) const noexcept;
   void note_buffers() noexcept;
   void execute(std::span<const std::string_view> argv, std::int64_t now);
   void reject_unknown(std::span<const std::string_view> argv);

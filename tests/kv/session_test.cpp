@@ -307,6 +307,28 @@ TEST_CASE("feed runs whole commands from the bytes given and keeps only an unfin
   CHECK(s.output() == "+PONG\r\n+PONG\r\n$18\r\none byte at a time\r\n");
 }
 
+TEST_CASE("a long pipeline answers exactly as the same commands sent one by one", "[kv][session]") {
+  ServerState batch_state;
+  ServerState single_state;
+  Session batch(batch_state);
+  Session single(single_state);
+  std::string pipeline;
+  std::string expected;
+  for (int i = 0; i < 100; ++i) {  // keys repeat and miss; SELECT switches databases mid-batch
+    const std::string key = "k" + std::to_string(i % 7);
+    std::string cmd = i % 3 == 0   ? kvtest::resp({"SET", key, std::to_string(i)})
+                      : i % 3 == 1 ? kvtest::resp({"GET", key})
+                      : i % 10 == 2 ? kvtest::resp({"SELECT", std::to_string(i % 2)})
+                                    : kvtest::resp({"INCR", "n" + key});
+    pipeline += cmd;
+    single.feed(cmd);
+    expected += single.output();
+    single.consume_output(single.output().size());
+  }
+  batch.feed(pipeline);
+  CHECK(batch.output() == expected);
+}
+
 TEST_CASE("SHUTDOWN asks the server to stop and closes without a reply", "[kv][session]") {
   Fixture f;
   bool hook = false;

@@ -3,6 +3,8 @@
 
 #include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "kv/glob.hpp"
 #include "kv/store.hpp"
@@ -37,6 +39,21 @@ TEST_CASE("glob_match stays fast on patterns that blow up backtracking matchers"
   for (int i = 0; i < 200; ++i) pattern += "*?";
   CHECK_FALSE(glob_match(pattern + "b", subject));
   CHECK(glob_match(pattern + "a", subject));
+}
+
+TEST_CASE("prefetching keys, present or not, changes nothing", "[kv][store]") {
+  Store store;
+  auto& db = store.db(0);
+  bool created = false;
+  for (int i = 0; i < 1000; ++i) db.upsert("key:" + std::to_string(i), 0, created).value.assign("v");
+  const std::vector<std::string> names = {"key:1", "key:999", "absent", "", "key:1", std::string(300, 'k')};
+  std::vector<std::string_view> keys(names.begin(), names.end());
+  for (int i = 0; i < 20; ++i) keys.emplace_back(names[0]);  // more than max_prefetch: the rest is ignored
+  db.prefetch(keys);
+  CHECK(db.size() == 1000);
+  REQUIRE(db.find("key:999", 0) != nullptr);
+  CHECK(as_view(db.find("key:999", 0)->value) == "v");
+  CHECK(db.find("absent", 0) == nullptr);
 }
 
 TEST_CASE("entries keep their address while other keys come and go", "[kv][store]") {
