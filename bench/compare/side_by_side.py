@@ -94,11 +94,19 @@ class Server:
 
     def __init__(self, argv, port):
         self.port = port
-        try:  # a server already there (another run, a leftover) would be measured instead
-            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-            raise RuntimeError(f"port {port} is already in use: pick another with --port")
-        except OSError:
-            pass
+        # A server already there (another run, a leftover) would be measured
+        # instead. The previous configuration's may still answer for a moment
+        # after it died: a killed io_uring server's listening socket lives on
+        # until the kernel's ring teardown (a workqueue) cancels its accept.
+        free_by = time.time() + 5
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            except OSError:
+                break
+            if time.time() > free_by:
+                raise RuntimeError(f"port {port} is already in use: pick another with --port")
+            time.sleep(0.1)
         self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *argv],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 10

@@ -221,7 +221,7 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
 // the kernel takes from when data arrives, and a CQE names the buffer it used.
 // A recv that finds the ring empty completes with -ENOBUFS: it starves until
 // the next turn, when owners have given buffers back (they do so while the
-// turn delivers), and is then submitted again — with a fresh link timeout.
+// turn delivers), and is then submitted again with what is left of its timeout.
 // Without provided buffers the pool is used as epoll uses it: a buffer is
 // taken at submission and held while the recv waits (correct, just not lean).
 bool UringPoller::prepare_pooled(IoOp& op) noexcept {
