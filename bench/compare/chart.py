@@ -55,6 +55,8 @@ def write_svg(path, results, loads, names, width=1400):
                              ("server_cpu_us_per_req", "Server CPU per request (median µs, lower is better)", "µs")):
         for pipeline in ("P1", "P16"):
             groups = [w[0] for w in loads if w[0].endswith(" " + pipeline)]
+            if not groups:  # --workloads left this depth out
+                continue
             panel, y = _panel(y + 10, f"{title}, pipeline {pipeline[1:]}", results, groups, names, key, unit, width)
             body += panel
     for i, n in enumerate(names):

@@ -215,11 +215,17 @@ def idle_connection_bytes(server, port, count):
             s.close()
 
 
-def run_config(name, argv, port, loads, idle, build):
-    if "--dir" in argv:  # a persistence row: start from an empty log every time
+def empty_log_dir(argv):
+    """A persistence row starts from an empty log every time (else the server
+    first loads the previous run's log and answers LOADING)."""
+    if "--dir" in argv:
         d = argv[argv.index("--dir") + 1]
         shutil.rmtree(d, ignore_errors=True)
         os.makedirs(d)
+
+
+def run_config(name, argv, port, loads, idle, build):
+    empty_log_dir(argv)
     server = Server(argv, port)
     samples = {}
     try:
@@ -251,6 +257,7 @@ def syscalls_per_request(name, argv, port, out_dir):
     calls of a run with no load (start, one connection, stop) are subtracted."""
     def traced(args, n):
         path = f"{out_dir}/strace-{name.replace('/', '_')}.txt"
+        empty_log_dir(argv)
         server = Server(["strace", "-f", "-c", "-o", path, *argv], port)
         try:
             if n:  # the floor servers answer lines, not commands: measure them on PING
@@ -348,6 +355,7 @@ def main():
     ap.add_argument("--port", type=int, default=7391)
     ap.add_argument("--idle", type=int, default=10_000, help="idle connections for the memory run (0: skip)")
     ap.add_argument("--only", default="", help="comma-separated configuration names")
+    ap.add_argument("--workloads", default="", help="comma-separated workload names (e.g. 'get 3B P1,ping P1')")
     ap.add_argument("--scale", type=float, default=1.0,
                     help="fraction of the default requests and durations (0.1 for a smoke run)")
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
@@ -371,6 +379,12 @@ def main():
     if missing:
         sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
     loads = workloads(opts.scale, opts.clients.split(","))
+    if opts.workloads:
+        wanted = opts.workloads.split(",")
+        unknown = [w for w in wanted if w not in [load[0] for load in loads]]
+        if unknown:
+            ap.error(f"unknown workload(s) {', '.join(unknown)}; known: {', '.join(load[0] for load in loads)}")
+        loads = [load for load in loads if load[0] in wanted]
     os.makedirs(opts.out, exist_ok=True)
     results, syscalls = [], {}
     for rep in range(opts.reps):
