@@ -44,7 +44,7 @@ enum class OpKind : std::uint8_t {
   // provided buffers), so a connection waiting for input holds no buffer.
   // -> bytes in buf_ (the loop sets buf_, len_ and buffer_id_); 0 means EOF.
   // The owner must hand buffer_id_ back with EventLoop::release_recv_buffer
-  // after reading the bytes (see recv_buffer_pool.hpp for the rules).
+  // after reading the bytes (see io/recv_buffer.hpp, which does it for you).
   recv_pooled,
   send,     // send(fd_, buf_, len_, flags_ | MSG_NOSIGNAL) -> bytes (may be partial)
   accept,   // accept4(fd_, addr_, &addrlen_, flags_) -> new fd

@@ -255,7 +255,8 @@ TEST_CASE("peek_keys finds the keys of whole multibulk commands and stops at any
   const std::string get_a = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n";
   const std::string set_b = "*3\r\n$3\r\nSET\r\n$2\r\nbb\r\n$3\r\nv\r\n\r\n";  // binary-safe value
   const std::string ping = "*1\r\n$4\r\nPING\r\n";
-  CHECK(peek_keys(get_a + ping + set_b + "*2\r\n$3\r\nGET", keys, covered) == 2);
+  const std::string batch = get_a + ping + set_b + "*2\r\n$3\r\nGET";  // the keys view into it
+  CHECK(peek_keys(batch, keys, covered) == 2);
   CHECK(keys[0] == "a");
   CHECK(keys[1] == "bb");
   CHECK(covered == get_a.size() + ping.size() + set_b.size());  // the unfinished GET is not covered
