@@ -29,7 +29,7 @@ template <typename T>
 T run_until_complete(EventLoop& loop, Task<T> task) {
   detail::Result<T> result;
   bool done = false;
-  auto runner = detail::run_into<T>(std::move(task), result);
+  auto runner = detail::await_into<detail::TaskRunner, T>(std::move(task), result);
   runner.start([](void* flag) noexcept { *static_cast<bool*>(flag) = true; }, &done);
   while (!done) loop.run_once(EventLoop::forever);
   return detail::take_result(result);

@@ -53,7 +53,7 @@ template <typename T>
 T sync_wait(Task<T> task) {
   detail::Result<T> result;
   detail::BlockingEvent event;
-  auto runner = detail::run_into<T>(std::move(task), result);
+  auto runner = detail::await_into<detail::TaskRunner, T>(std::move(task), result);
   runner.start([](void* e) noexcept { static_cast<detail::BlockingEvent*>(e)->set(); }, &event);
   event.wait();
   return detail::take_result(result);

@@ -51,7 +51,7 @@ Task<std::tuple<WhenAllValue<Ts>...>> when_all_tuple(std::index_sequence<I...>, 
   std::tuple<Result<Ts>...> results;
   WhenAllLatch latch(sizeof...(Ts));
   std::array<WhenAllChild, sizeof...(Ts)> children{
-      run_child<Ts>(std::move(tasks), std::get<I>(results))...};
+      await_into<WhenAllChild, Ts>(std::move(tasks), std::get<I>(results))...};
   co_await WhenAllStart<decltype(children)>{children, latch};
   // Rethrow the first failure in argument order; every child has finished.
   (std::get<I>(results).get(), ...);
@@ -77,7 +77,7 @@ auto when_all(std::vector<Task<T>> tasks)
   std::vector<detail::WhenAllChild> children;
   children.reserve(count);
   for (std::size_t i = 0; i < count; ++i) {
-    children.push_back(detail::run_child<T>(std::move(tasks[i]), results[i]));
+    children.push_back(detail::await_into<detail::WhenAllChild, T>(std::move(tasks[i]), results[i]));
   }
   co_await detail::WhenAllStart<decltype(children)>{children, latch};
   for (std::size_t i = 0; i < count; ++i) results[i].get();  // first failure wins

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "task/detail/await_into.hpp"
 #include "task/detail/result.hpp"
 #include "task/task.hpp"
 
@@ -55,19 +56,6 @@ struct TaskRunner {
   std::coroutine_handle<promise_type> handle_;
 };
 
-template <typename T>
-TaskRunner run_into(Task<T> task, Result<T>& out) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      co_await std::move(task);
-      out.set_value();
-    } else {
-      out.set_value(co_await std::move(task));
-    }
-  } catch (...) {
-    out.set_exception(std::current_exception());
-  }
-}
 
 // The value (moved out), reference or void of a finished Result, or its exception.
 template <typename T>

@@ -14,6 +14,7 @@
 #include <exception>
 #include <utility>
 
+#include "task/detail/await_into.hpp"
 #include "task/detail/result.hpp"
 #include "task/task.hpp"
 
@@ -80,19 +81,6 @@ class WhenAllChild {
   std::coroutine_handle<promise_type> handle_;
 };
 
-template <typename T>
-WhenAllChild run_child(Task<T> task, Result<T>& out) {
-  try {
-    if constexpr (std::is_void_v<T>) {
-      co_await std::move(task);
-      out.set_value();
-    } else {
-      out.set_value(co_await std::move(task));
-    }
-  } catch (...) {
-    out.set_exception(std::current_exception());
-  }
-}
 
 // Starts every child, then suspends until the latch opens.
 template <typename Children>
