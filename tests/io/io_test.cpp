@@ -22,6 +22,7 @@
 #include "task/tcp_stream.hpp"
 #include "task/when_all.hpp"
 #include "task/with_timeout.hpp"
+#include "support/payload.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
@@ -93,8 +94,7 @@ TEST_CASE("a 64 MiB payload crosses small socket buffers with partial sends") {
     Pair p = co_await connected_pair(lp);
     small_buffers(p.client);
     small_buffers(p.server);
-    std::string payload(64u << 20, '\0');
-    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 2654435761u >> 24);
+    const std::string payload = duet::test::patterned_payload(64u << 20);
     auto writer = [](TcpStream& s, const std::string& data) -> Task<std::size_t> {
       const std::size_t first = (co_await s.send(data)).value();  // one send: partial
       CHECK(first < data.size());
@@ -254,8 +254,7 @@ TEST_CASE("recv_pooled carries a 64 MiB payload through two lent buffers, then r
   auto body = [](EventLoop& lp) -> Task<bool> {
     Pair p = co_await connected_pair(lp);
     small_buffers(p.server);
-    std::string payload(64u << 20, '\0');
-    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 2654435761u >> 24);
+    const std::string payload = duet::test::patterned_payload(64u << 20);
     auto writer = [](TcpStream& s, const std::string& data) -> Task<void> {
       auto sent = co_await s.send_all(data);
       CHECK(sent.ok());

@@ -21,6 +21,7 @@
 #include "stackful/tcp_listener.hpp"
 #include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
+#include "support/payload.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
@@ -57,6 +58,13 @@ std::string recv_n(TcpStream& s, std::size_t want) {
     got.append(buf.data(), *r);
   }
   return got;
+}
+
+// Sends all of data, then FIN; returns the bytes sent.
+std::size_t send_then_close(TcpStream& s, const std::string& data) {
+  auto r = s.send_all(data);
+  (void)s.shutdown();
+  return r.value();
 }
 
 void small_buffers(const TcpStream& s) {
@@ -97,13 +105,8 @@ TEST_CASE("a fiber sends a 64 MiB payload through small socket buffers while ano
     Pair p = connected_pair();
     small_buffers(p.client);
     small_buffers(p.server);
-    std::string payload(64u << 20, '\0');
-    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 2654435761u >> 24);
-    auto writer = fiber::spawn([&] {
-      auto r = p.client.send_all(payload);
-      (void)p.client.shutdown();
-      return r.value();
-    });
+    const std::string payload = duet::test::patterned_payload(64u << 20);
+    auto writer = fiber::spawn([&] { return send_then_close(p.client, payload); });
     std::string got = recv_n(p.server, payload.size() + 1);
     return writer.join() == payload.size() && got == payload;
   }));
@@ -114,13 +117,8 @@ TEST_CASE("a fiber's recv_pooled carries a 64 MiB payload in lent buffers, then 
   CHECK(on_fibers(backend, [] {
     Pair p = connected_pair();
     small_buffers(p.server);
-    std::string payload(64u << 20, '\0');
-    for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<char>(i * 2654435761u >> 24);
-    auto writer = fiber::spawn([&] {
-      auto r = p.client.send_all(payload);
-      (void)p.client.shutdown();
-      return r.value();
-    });
+    const std::string payload = duet::test::patterned_payload(64u << 20);
+    auto writer = fiber::spawn([&] { return send_then_close(p.client, payload); });
     std::string got;
     for (;;) {
       auto in = p.server.recv_pooled();
