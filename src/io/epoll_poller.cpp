@@ -22,6 +22,8 @@
 //
 // Wake-ups: an eventfd registered level-triggered; wake() writes 1 to it, which is
 // async-signal-safe; the turn drains it.
+//
+// OpKind::recv_pooled's buffers and its starved queue: epoll_recv_pool.cpp.
 #include "io/detail/epoll_poller.hpp"
 
 #include <poll.h>
@@ -114,63 +116,6 @@ int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
       break;
   }
   return 0;
-}
-
-// A buffer is taken right before the syscall and kept only if bytes arrived,
-// so a recv that waits holds none. No free buffer: -ENOBUFS (the op starves).
-int EpollPoller::recv_pooled(IoOp& op) noexcept {
-  RecvBufferPool* pool = recv_pool();
-  if (pool == nullptr) return -ENOMEM;
-  const int id = pool->take();
-  if (id < 0) return -ENOBUFS;
-  const auto bid = static_cast<std::uint16_t>(id);
-  op.buf_ = pool->data(bid);
-  op.len_ = pool->buffer_size();
-  const int r = result(::recv(op.fd_, op.buf_, op.len_, op.flags_));
-  if (r > 0) {
-    op.buffer_id_ = bid;
-  } else {
-    pool->put(bid);
-  }
-  return r;
-}
-
-void EpollPoller::release_recv_buffer(std::uint16_t id) noexcept {
-  if (RecvBufferPool* pool = recv_pool_if_made()) pool->put(id);
-}
-
-// Waits, without a syscall, for a buffer to come back; its timeout still runs.
-void EpollPoller::starve(IoOp& op) noexcept {
-  if (op.timeout_.count() > 0 && op.heap_index_ == 0) {
-    op.expires_ = Clock::now() + op.timeout_;
-    try {
-      timers_.push(op);
-    } catch (...) {
-      return finish(op, -ENOMEM);
-    }
-  }
-  op.state_ = OpState::waiting;
-  starved_.push_back(op);
-}
-
-// Turn start: the previous turn's owners have returned their buffers. A
-// starved op is not parked on its fd, so it tries its syscall afresh.
-void EpollPoller::feed_starved() noexcept {
-  RecvBufferPool* pool = recv_pool_if_made();
-  while (pool != nullptr && pool->free_count() > 0 && !starved_.empty()) {
-    IoOp& op = *starved_.pop_front();
-    const int r = try_syscall(op);
-    if (r == -EAGAIN) {
-      timers_.remove(op);
-      park(op);
-    } else if (r == -ENOBUFS) {
-      starved_.push_back(op);
-      return;
-    } else {
-      timers_.remove(op);
-      finish(op, r);
-    }
-  }
 }
 
 void EpollPoller::submit(IoOp& op) noexcept {
