@@ -9,33 +9,17 @@
 
 #include <atomic>
 #include <memory>
-#include <filesystem>
 #include <random>
 #include <thread>
 
 #include "aof/aof_e2e_support.hpp"
+#include "support/temp_dir.hpp"
 
 using aofe2e::Client;
 using aofe2e::Server;
+using duet::test::TempDir;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/duet-aof-e2e-XXXXXX";
-    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = name;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-  [[nodiscard]] std::string aof() const { return path_ + "/appendonly.aof"; }
-
- private:
-  std::string path_;
-};
 
 std::string exe(const char* voice) {
   const char* path = std::getenv(std::string(voice) == "stackless" ? "DUET_KV_STACKLESS" : "DUET_KV_STACKFUL");
@@ -84,7 +68,7 @@ TEST_CASE("a restart keeps the data and the absolute expiry times, for both exec
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");
   INFO(voice << " on " << backend);
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   const std::int64_t expire_at = now_ms() + 3'600'000;
   {
     Server server(exe(voice), backend, dir.path());
@@ -121,7 +105,7 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
   const char* backend = GENERATE("io_uring", "epoll");
   const char* policy = GENERATE("always", "everysec");
   INFO(voice << " on " << backend << ", appendfsync " << policy);
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   std::mt19937 rng(std::random_device{}());
   long acked = 0;
   long sent = 0;
@@ -155,14 +139,14 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
 }
 
 TEST_CASE("a truncated last record is dropped with a warning, the file is cut there and the server starts") {
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   const std::string good = aofe2e::resp({"SELECT", "0"}) + aofe2e::resp({"SET", "a", "1"});
-  aofe2e::write_file(dir.aof(), good + "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhal");
+  aofe2e::write_file(dir.file("appendonly.aof"), good + "*3\r\n$3\r\nSET\r\n$1\r\nb\r\n$5\r\nhal");
   Server server(exe("stackless"), "io_uring", dir.path());
   REQUIRE(server.running());
   CHECK_THAT(server.log(), Catch::Contains("short read while loading the AOF file"));
   CHECK_THAT(server.log(), Catch::Contains("at byte offset " + std::to_string(good.size())));
-  CHECK(size_of(dir.aof()) == good.size());
+  CHECK(size_of(dir.file("appendonly.aof")) == good.size());
   Client c(server.port());
   CHECK(c.call({"GET", "a"}) == "1");
   CHECK(c.call({"GET", "b"}) == "(nil)");
@@ -174,22 +158,22 @@ TEST_CASE("a truncated last record is dropped with a warning, the file is cut th
 }
 
 TEST_CASE("corruption in the middle of the log refuses to start, naming the byte offset") {
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   const std::string good = aofe2e::resp({"SELECT", "0"}) + aofe2e::resp({"SET", "a", "1"});
-  aofe2e::write_file(dir.aof(), good + "*2\r\n$3\r\nDEL\r\nXX\r\n" + aofe2e::resp({"SET", "b", "2"}));
+  aofe2e::write_file(dir.file("appendonly.aof"), good + "*2\r\n$3\r\nDEL\r\nXX\r\n" + aofe2e::resp({"SET", "b", "2"}));
   const char* voice = GENERATE("stackless", "stackful");
   Server server(exe(voice), "io_uring", dir.path());
   CHECK_FALSE(server.running());
   CHECK(server.exit_code() == 1);
   CHECK_THAT(server.log(), Catch::Contains("Bad file format reading the append only file"));
   CHECK_THAT(server.log(), Catch::Contains("at byte offset " + std::to_string(good.size() + 13)));
-  CHECK(size_of(dir.aof()) > good.size());  // the file is left alone
+  CHECK(size_of(dir.file("appendonly.aof")) > good.size());  // the file is left alone
 }
 
 TEST_CASE("a rewrite under load loses no acknowledged write and shrinks the log") {
   const char* voice = GENERATE("stackless", "stackful");
   INFO(voice);
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   Server server(exe(voice), "io_uring", dir.path(), {"--appendfsync", "always"});
   REQUIRE(server.running());
   {
@@ -202,7 +186,7 @@ TEST_CASE("a rewrite under load loses no acknowledged write and shrinks the log"
     REQUIRE(loader.send(batch));
     for (int i = 0; i < 40'000; ++i) REQUIRE(!loader.reply().empty());
   }
-  const std::uint64_t before = size_of(dir.aof());
+  const std::uint64_t before = size_of(dir.file("appendonly.aof"));
   std::atomic<bool> stop{false};
   long sent = 0;
   long acked = 0;
@@ -218,7 +202,7 @@ TEST_CASE("a rewrite under load loses no acknowledged write and shrinks the log"
   stop = true;
   load.join();
   REQUIRE_THAT(server.log(), Catch::Contains("Background AOF rewrite finished successfully"));
-  CHECK(size_of(dir.aof()) < before);
+  CHECK(size_of(dir.file("appendonly.aof")) < before);
   server.stop(SIGKILL);
   Server again(exe(voice), "epoll", dir.path());
   Client c(again.port());
@@ -229,7 +213,7 @@ TEST_CASE("a rewrite under load loses no acknowledged write and shrinks the log"
 }
 
 TEST_CASE("the log grows past the automatic rewrite threshold and is rewritten without BGREWRITEAOF") {
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   Server server(exe("stackless"), "epoll", dir.path(),
                 {"--auto-aof-rewrite-min-size", "1mb", "--auto-aof-rewrite-percentage", "100"});
   Client c(server.port());
@@ -243,12 +227,12 @@ TEST_CASE("the log grows past the automatic rewrite threshold and is rewritten w
     ::usleep(20'000);
   }
   CHECK_THAT(server.log(), Catch::Contains("Starting automatic rewriting of AOF"));
-  CHECK(size_of(dir.aof()) < batch.size());  // without the rewrite it would hold every SET
+  CHECK(size_of(dir.file("appendonly.aof")) < batch.size());  // without the rewrite it would hold every SET
   CHECK(c.call({"DBSIZE"}) == ":100");
 }
 
 TEST_CASE("CONFIG GET reports the persistence flags and CONFIG SET appendfsync applies at run time") {
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   Server server(exe("stackful"), "io_uring", dir.path(), {"--appendfsync", "no"});
   Client c(server.port());
   REQUIRE(c.send(aofe2e::resp({"CONFIG", "GET", "appendonly"})));
@@ -269,7 +253,7 @@ TEST_CASE("redis-server loads the log duet wrote, with the same values and expir
     WARN("redis-server not installed: skipped");
     return;
   }
-  TempDir dir;
+  TempDir dir("duet-aof-e2e");
   const std::int64_t expire_at = now_ms() + 3'600'000;
   {
     Server duet(exe("stackless"), "io_uring", dir.path());

@@ -17,28 +17,14 @@
 #include "kv/aof/aof_service.hpp"
 #include "kv/kv_test_util.hpp"
 #include "kv/session.hpp"
+#include "support/temp_dir.hpp"
 
 using namespace duet;
 using namespace duet::kv;
+using duet::test::TempDir;
 using kvtest::run;
 
 namespace {
-
-class TempDir {
- public:
-  TempDir() {
-    char name[] = "/tmp/duet-aof-XXXXXX";
-    if (::mkdtemp(name) == nullptr) throw std::runtime_error("mkdtemp");
-    path_ = name;
-  }
-  TempDir(const TempDir&) = delete;
-  TempDir& operator=(const TempDir&) = delete;
-  ~TempDir() { std::filesystem::remove_all(path_); }
-  [[nodiscard]] const std::string& path() const noexcept { return path_; }
-
- private:
-  std::string path_;
-};
 
 struct FlagWaiter : DurableWaiter {
   bool done = false;
@@ -78,7 +64,7 @@ AofService::Log quiet() {
 
 TEST_CASE("under appendfsync always a reply is released only after an fsync, and one fsync covers a turn of writers") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  TempDir dir;
+  TempDir dir("duet-aof");
   ServerState state(aof_config(dir.path(), "always"));
   EventLoop loop(backend);
   AofService aof(state, loop, quiet());
@@ -105,7 +91,7 @@ TEST_CASE("under appendfsync always a reply is released only after an fsync, and
 
 TEST_CASE("under appendfsync everysec a reply waits for the write only, and the fsync comes from tick a second later") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  TempDir dir;
+  TempDir dir("duet-aof");
   ServerState state(aof_config(dir.path(), "everysec"));
   EventLoop loop(backend);
   AofService aof(state, loop, quiet());
@@ -128,7 +114,7 @@ TEST_CASE("under appendfsync everysec a reply waits for the write only, and the 
 
 TEST_CASE("a rewrite under a stream of writes loses nothing, shrinks the log and leaves no temp file") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  TempDir dir;
+  TempDir dir("duet-aof");
   ServerState state(aof_config(dir.path(), "everysec"));
   EventLoop loop(backend);
   AofService aof(state, loop, quiet());
@@ -182,7 +168,7 @@ TEST_CASE("a rewrite under a stream of writes loses nothing, shrinks the log and
 
 TEST_CASE("a shutdown in the middle of a rewrite drops the temp file and keeps the old log complete") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  TempDir dir;
+  TempDir dir("duet-aof");
   ServerState state(aof_config(dir.path(), "always"));
   EventLoop loop(backend);
   AofService aof(state, loop, quiet());
