@@ -38,6 +38,13 @@ struct RecordingOp : IoOp {
       self->res = r;
     };
   }
+  // A transfer of len bytes at buf on fd (recv, send, read, write).
+  void describe(OpKind kind, int fd, void* buf, std::size_t len) noexcept {
+    kind_ = kind;
+    fd_ = fd;
+    buf_ = buf;
+    len_ = len;
+  }
 };
 
 void run_until(EventLoop& loop, const RecordingOp& op) {
@@ -56,10 +63,7 @@ TEST_CASE("a raw op completes through complete_ from run_once, never from submit
   REQUIRE(::write(pair.fds[1], "hi", 2) == 2);
   char buf[8] = {};
   RecordingOp op;
-  op.kind_ = OpKind::recv;
-  op.fd_ = pair.fds[0];
-  op.buf_ = buf;
-  op.len_ = sizeof buf;
+  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   loop.submit(op);
   CHECK_FALSE(op.done);
   CHECK(loop.in_flight() == 1);
@@ -74,10 +78,7 @@ TEST_CASE("a cancelled raw op completes with ECANCELED") {
   SocketPair pair;
   char buf[8];
   RecordingOp op;
-  op.kind_ = OpKind::recv;
-  op.fd_ = pair.fds[0];
-  op.buf_ = buf;
-  op.len_ = sizeof buf;
+  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   loop.submit(op);
   loop.run_once();
   loop.cancel(op);
@@ -91,10 +92,7 @@ TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
   SocketPair pair;
   char buf[8];
   RecordingOp op;
-  op.kind_ = OpKind::recv;
-  op.fd_ = pair.fds[0];
-  op.buf_ = buf;
-  op.len_ = sizeof buf;
+  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   op.timeout_ = 20ms;
   const auto start = std::chrono::steady_clock::now();
   loop.submit(op);
@@ -109,10 +107,7 @@ TEST_CASE("abandon returns only once the op is released and skips complete_") {
   SocketPair pair;
   char buf[8];
   RecordingOp op;
-  op.kind_ = OpKind::recv;
-  op.fd_ = pair.fds[0];
-  op.buf_ = buf;
-  op.len_ = sizeof buf;
+  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   loop.submit(op);
   loop.run_once();
   CHECK(loop.abandon(op) == -ECANCELED);
@@ -130,15 +125,9 @@ TEST_CASE("a reader and a writer wait on one fd at the same time") {
   std::vector<char> out(big, 'x');
   std::vector<char> in(16);
   RecordingOp reader;
-  reader.kind_ = OpKind::recv;
-  reader.fd_ = pair.fds[0];
-  reader.buf_ = in.data();
-  reader.len_ = in.size();
+  reader.describe(OpKind::recv, pair.fds[0], in.data(), in.size());
   RecordingOp writer;  // far more than the socket buffer: it must wait for space
-  writer.kind_ = OpKind::send;
-  writer.fd_ = pair.fds[0];
-  writer.buf_ = out.data();
-  writer.len_ = out.size();
+  writer.describe(OpKind::send, pair.fds[0], out.data(), out.size());
   loop.submit(reader);
   loop.submit(writer);
   loop.run_once();
@@ -234,10 +223,7 @@ TEST_CASE("start finishes a ready op inline on epoll and leaves io_uring ops pen
   REQUIRE(::write(pair.fds[1], "hey", 3) == 3);
   char buf[8];
   RecordingOp op;
-  op.kind_ = OpKind::recv;
-  op.fd_ = pair.fds[0];
-  op.buf_ = buf;
-  op.len_ = sizeof buf;
+  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   const int r = loop.start(op);
   if (backend == Backend::epoll) {
     CHECK(r == 3);
@@ -250,10 +236,7 @@ TEST_CASE("start finishes a ready op inline on epoll and leaves io_uring ops pen
   loop.run_once();
   CHECK(loop.in_flight() == 0);
   RecordingOp waits;  // nothing to read: both backends leave it pending
-  waits.kind_ = OpKind::recv;
-  waits.fd_ = pair.fds[0];
-  waits.buf_ = buf;
-  waits.len_ = sizeof buf;
+  waits.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   CHECK(loop.start(waits) == EventLoop::pending);
   REQUIRE(::write(pair.fds[1], "x", 1) == 1);
   run_until(loop, waits);
@@ -265,19 +248,13 @@ TEST_CASE("an io_uring ring set up without the newer flags works the same") {
   SocketPair pair;
   char buf[8];
   RecordingOp timed;
-  timed.kind_ = OpKind::recv;
-  timed.fd_ = pair.fds[0];
-  timed.buf_ = buf;
-  timed.len_ = sizeof buf;
+  timed.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   timed.timeout_ = 10ms;
   loop.submit(timed);
   run_until(loop, timed);
   CHECK(timed.res == -ETIMEDOUT);
   RecordingOp read;
-  read.kind_ = OpKind::recv;
-  read.fd_ = pair.fds[0];
-  read.buf_ = buf;
-  read.len_ = sizeof buf;
+  read.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
   loop.submit(read);
   loop.run_once();
   REQUIRE(::write(pair.fds[1], "ok", 2) == 2);
