@@ -28,22 +28,30 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# BUILD_DIR lets a second tree (or the dev.sh test) live beside ./build.
+BUILD_DIR=${BUILD_DIR:-build}
+
+# `run` builds only what it runs (the server and the library under it), so the
+# first start does not wait for the tests, benchmarks and baselines;
+# `test` builds everything, since `meson test` needs every test binary.
+RUN_TARGETS=(src/kv/duet-kv-stackless)
+
 build() {
-  [[ -d build ]] || meson setup build
-  ninja -C build
+  [[ -d $BUILD_DIR ]] || meson setup "$BUILD_DIR"
+  ninja -C "$BUILD_DIR" "$@"
 }
 
 case "${1:-}" in
   run)
     install_missing
-    build
+    build "${RUN_TARGETS[@]}"
     shift
-    exec ./build/src/kv/duet-kv-stackless "$@"
+    exec "$BUILD_DIR/src/kv/duet-kv-stackless" "$@"
     ;;
   test)
     install_missing
     build
-    meson test -C build --print-errorlogs
+    meson test -C "$BUILD_DIR" --print-errorlogs
     ;;
   *)
     echo "usage: $0 run [server flags...] | test" >&2
