@@ -12,7 +12,9 @@
 //   std::errc::timed_out and the op is cancelled in the kernel.
 // - Stop: pass a std::stop_token; a stop request cancels the op
 //   (std::errc::operation_canceled). A token already stopped fails at once without
-//   submitting. request_stop() must be called on the loop's thread.
+//   submitting; an awaiter made of several ops (send_all) checks it before each,
+//   so a stop landing between two of them ends it too. request_stop() must be
+//   called on the loop's thread.
 // - Destroying a coroutine suspended on an awaiter abandons the op: the destructor
 //   cancels it and waits until the kernel lets go of the op and its buffer.
 //
@@ -75,7 +77,9 @@ class IoAwaiter {
   // own members (a sockaddr, an fd) go away.
   void abandon() noexcept;
   // Starts op_: true if it is in flight (complete_ will resume the waiter),
-  // false if it finished at once (result() holds the outcome).
+  // false if it finished at once (result() holds the outcome), or did not start
+  // because the stop token is stopped (result() is -ECANCELED). Multi-step
+  // awaiters start each step through it.
   bool launch() noexcept;
 
  private:

@@ -66,13 +66,7 @@ SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::s
 bool SendAllAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   if (op_.timeout_.count() > 0) deadline_ = std::chrono::steady_clock::now() + op_.timeout_;
   if (IoAwaiter::await_suspend(waiter)) return true;
-  int res = result();
-  while (advance(res)) {  // sent a part at once: go on with the rest
-    if (launch()) return true;
-    res = result();
-  }
-  set_result(res);
-  return false;
+  return send_rest(result());
 }
 
 // Counts a chunk; true when there is more to send (op_ now describes the rest).
@@ -94,14 +88,23 @@ bool SendAllAwaiter::advance(int& res) noexcept {
   return true;
 }
 
-// Runs on the loop thread for each chunk that had to wait; starts the rest.
+// After a chunk that ended with res: starts chunks until one has to wait (true:
+// in flight) or the transfer is over (false: result() holds the outcome). Each
+// start goes through launch(), which ends the transfer when a stop was requested
+// since the last chunk (see IoAwaiter::launch).
+bool SendAllAwaiter::send_rest(int res) noexcept {
+  while (advance(res)) {
+    if (launch()) return true;
+    res = result();
+  }
+  set_result(res);
+  return false;
+}
+
+// Runs on the loop thread for each chunk that had to wait.
 void SendAllAwaiter::on_chunk(IoOp* op, int res) noexcept {
   auto* self = static_cast<SendAllAwaiter*>(static_cast<IoAwaiter*>(op->context_));
-  while (self->advance(res)) {
-    res = self->loop_->start(*op);
-    if (res == EventLoop::pending) return;
-  }
-  on_complete(op, res);
+  if (!self->send_rest(res)) on_complete(op, self->result());
 }
 
 IoResult<std::size_t> SendAllAwaiter::await_resume() const noexcept {

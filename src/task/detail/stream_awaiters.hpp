@@ -48,7 +48,9 @@ class RecvPooledAwaiter : public IoAwaiter {
 };
 
 // Sends the whole buffer, resubmitting after partial sends inside the loop (no
-// coroutine hop per chunk). A timeout bounds the whole transfer, not each chunk.
+// coroutine hop per chunk). A timeout bounds the whole transfer, not each chunk;
+// the stop token is checked before every chunk (a stop ends it with
+// operation_canceled, however much was sent).
 class SendAllAwaiter : public IoAwaiter {
  public:
   SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::size_t len, std::stop_token token) noexcept;
@@ -59,6 +61,7 @@ class SendAllAwaiter : public IoAwaiter {
  private:
   static void on_chunk(IoOp* op, int res) noexcept;
   bool advance(int& res) noexcept;
+  bool send_rest(int res) noexcept;
   std::size_t total_;
   std::size_t sent_ = 0;
   std::chrono::steady_clock::time_point deadline_{};
