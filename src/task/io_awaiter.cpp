@@ -15,11 +15,11 @@ IoAwaiter::IoAwaiter(EventLoop& loop, std::stop_token token) noexcept
 // caller's buffer, so do not return before it has let go of both.
 IoAwaiter::~IoAwaiter() { abandon(); }
 
-void IoAwaiter::abandon() noexcept {
-  if (op_.in_flight()) {
-    on_stop_.reset();
-    res_ = loop_->abandon(op_);
-  }
+bool IoAwaiter::abandon() noexcept {
+  if (!op_.in_flight()) return false;
+  on_stop_.reset();
+  res_ = loop_->abandon(op_);
+  return true;
 }
 
 bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {

@@ -74,8 +74,10 @@ class IoAwaiter {
   static void on_complete(IoOp* op, int res) noexcept;
   [[nodiscard]] const std::stop_token& stop_token() const noexcept { return token_; }
   // Cancel and wait out an in-flight op; derived destructors call it before their
-  // own members (a sockaddr, an fd) go away.
-  void abandon() noexcept;
+  // own members (a sockaddr, an fd) go away. True if an op was in flight: then
+  // result() is what it ended with, undelivered: an fd or buffer it produced
+  // (it may have beaten the cancel) is the caller's to release.
+  bool abandon() noexcept;
   // Starts op_: true if it is in flight (complete_ will resume the waiter),
   // false if it finished at once (result() holds the outcome), or did not start
   // because the stop token is stopped (result() is -ECANCELED). Multi-step

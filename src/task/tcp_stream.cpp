@@ -40,16 +40,15 @@ RecvPooledAwaiter::RecvPooledAwaiter(EventLoop& loop, int fd, std::stop_token to
   op_.fd_ = fd;
 }
 
+// A result withdrawn by abandon() was never delivered: its buffer is still ours.
 RecvPooledAwaiter::~RecvPooledAwaiter() {
-  abandon();
-  if (result() > 0 && !handed_over_) loop_->release_recv_buffer(op_.buffer_id_);
+  if (abandon() && result() > 0) loop_->release_recv_buffer(op_.buffer_id_);
 }
 
 IoResult<RecvBuffer> RecvPooledAwaiter::await_resume() noexcept {
   const int res = result();
   if (res < 0) return error_from_res(res);
   if (res == 0) return io_errc::eof;
-  handed_over_ = true;
   return RecvBuffer(*loop_, op_.buffer_id_, static_cast<const char*>(op_.buf_), static_cast<std::size_t>(res));
 }
 
@@ -144,6 +143,14 @@ AcceptAwaiter::AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token tok
   op_.addr_ = reinterpret_cast<sockaddr*>(&peer_);
   op_.addrlen_ = sizeof peer_;
   op_.flags_ = SOCK_NONBLOCK | SOCK_CLOEXEC;
+}
+
+// The frame goes away while accepting. The kernel (io_uring), or a retry on a
+// readiness edge (epoll) whose result waits in the same delivery batch, may have
+// accepted a connection before the cancel: nobody will ever see that fd, so
+// close it here rather than leak it (and leave its client hanging).
+AcceptAwaiter::~AcceptAwaiter() {
+  if (abandon() && result() >= 0) loop_->close_fd(result());
 }
 
 IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {

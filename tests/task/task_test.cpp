@@ -18,9 +18,11 @@
 #include "io/event_loop.hpp"
 #include "io/unique_fd.hpp"
 #include "support/lifetime_counter.hpp"
+#include "support/open_fds.hpp"
 #include "task/sync_wait.hpp"
 #include "task/task.hpp"
 #include "task/task_scope.hpp"
+#include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
 #include "task/when_all.hpp"
 
@@ -376,21 +378,24 @@ TEST_CASE("task scope hands out a stop token that request_stop trips") {
 }
 
 // ---- Stop requests and abandoned results in the stream awaiters (issue 11 §4, §7) ----
-// The race needs two completions delivered in one loop turn, the first one's
-// handler stopping the second op while that op's result already waits for
-// delivery: cancel() then finds nothing in flight. Each test drives the loop itself with a time limit, so a lost stop is
+// Both races need two completions delivered in one loop turn, the first one's
+// handler acting on the second op (stopping it, or destroying its frame) while
+// that op's result already waits for delivery: cancel() then finds nothing in
+// flight. Each test drives the loop itself with a time limit, so a lost stop is
 // a failed check, not a hung suite.
 
 namespace {
 
 using duet::Backend;
 using duet::EventLoop;
+using duet::TcpListener;
 using duet::TcpStream;
 using duet::UniqueFd;
+using duet::test::open_fd_count;
 using namespace std::chrono_literals;
 
 // io_uring with and without DEFER_TASKRUN (which changes when the kernel runs
-// the ops we race against), and epoll.
+// an accept relative to our cancel), and epoll.
 struct LoopSetup {
   Backend backend;
   bool basic;
@@ -468,3 +473,36 @@ TEST_CASE("send_all stops when the stop request lands while a chunk's result awa
   CHECK(sender_error == std::make_error_code(std::errc::operation_canceled));
   CHECK(stopper.done());
 }  // on failure the sender is still parked: destroying its frame abandons the send
+
+TEST_CASE("destroying a task whose accept beat the cancel closes the accepted socket") {
+  const LoopSetup setup = any_loop_setup();
+  INFO("backend " << duet::backend_name(setup.backend) << (setup.basic ? " (basic setup)" : ""));
+  EventLoop loop(setup.backend, duet::LoopOptions{.uring_basic_setup = setup.basic});
+  auto listener = TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
+  StreamPair control(loop);
+  auto acceptor = [](TcpListener& l) -> Task<void> { (void)co_await l.accept(); };
+  // Destroys the acceptor from a completion delivered in the same turn as the accept's.
+  auto killer = [](TcpStream& s, Task<void>& victim) -> Task<void> {
+    char c;
+    (void)co_await s.recv(std::span<char>(&c, 1));
+    victim = Task<void>{};
+  };
+  const std::size_t fds_before = open_fd_count();
+  for (int i = 0; i < 200; ++i) {
+    Task<void> accepting = started(acceptor(listener));
+    Task<void> kill = started(killer(control.near, accepting));
+    loop.run_once();  // io_uring: both ops reach the kernel
+    REQUIRE(::write(control.far.get(), "k", 1) == 1);
+    UniqueFd client(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+    const auto addr = listener.local_address();
+    REQUIRE(::connect(client.get(), addr.data(), addr.size()) == 0);
+    // Or destroyed right away: abandon() races the kernel's accept (io_uring
+    // without DEFER_TASKRUN: the accept wins).
+    if (i % 2 == 1) accepting = Task<void>{};
+    REQUIRE(turn_until(loop, [&] { return kill.done(); }));
+    // A connection the cancel left in the backlog would let the next accept finish inline: take it here.
+    for (int left; (left = ::accept4(listener.native_handle(), nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) ::close(left);
+  }
+  CHECK(loop.in_flight() == 0);
+  CHECK(open_fd_count() == fds_before);
+}

@@ -42,9 +42,6 @@ class RecvPooledAwaiter : public IoAwaiter {
   RecvPooledAwaiter& operator=(RecvPooledAwaiter&&) = delete;
   ~RecvPooledAwaiter();
   IoResult<RecvBuffer> await_resume() noexcept;
-
- private:
-  bool handed_over_ = false;
 };
 
 // Sends the whole buffer, resubmitting after partial sends inside the loop (no
@@ -83,7 +80,8 @@ class ConnectAwaiter : public IoAwaiter {
   UniqueFd fd_;
 };
 
-// Accepts one connection as a non-blocking TcpStream: IoResult<TcpStream>.
+// Accepts one connection as a non-blocking TcpStream: IoResult<TcpStream>. A
+// frame destroyed while accepting closes a connection that beat the cancel.
 class AcceptAwaiter : public IoAwaiter {
  public:
   AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token token) noexcept;
@@ -91,7 +89,7 @@ class AcceptAwaiter : public IoAwaiter {
   AcceptAwaiter& operator=(const AcceptAwaiter&) = delete;
   AcceptAwaiter(AcceptAwaiter&&) = delete;
   AcceptAwaiter& operator=(AcceptAwaiter&&) = delete;
-  ~AcceptAwaiter() { abandon(); }
+  ~AcceptAwaiter();
   IoResult<TcpStream> await_resume() noexcept;
 
  private:
