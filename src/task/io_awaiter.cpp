@@ -15,19 +15,15 @@ IoAwaiter::IoAwaiter(EventLoop& loop, std::stop_token token) noexcept
 // caller's buffer, so do not return before it has let go of both.
 IoAwaiter::~IoAwaiter() { abandon(); }
 
-void IoAwaiter::abandon() noexcept {
-  if (op_.in_flight()) {
-    on_stop_.reset();
-    res_ = loop_->abandon(op_);
-  }
+bool IoAwaiter::abandon() noexcept {
+  if (!op_.in_flight()) return false;
+  on_stop_.reset();
+  res_ = loop_->abandon(op_);
+  return true;
 }
 
 bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   if (failed_early_) return false;
-  if (token_.stop_requested()) {
-    res_ = -ECANCELED;
-    return false;
-  }
   waiter_ = waiter;
   return launch();
 }
@@ -35,6 +31,15 @@ bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
 // EventLoop::start lets epoll finish the op right here when the syscall does
 // not block: then we do not suspend at all (no queueing, no loop turn).
 bool IoAwaiter::launch() noexcept {
+  // Checked at every start, not just the first: an awaiter that runs several ops
+  // (send_all's chunks) is stopped between two of them when the request lands
+  // while the previous op's result waits in the loop's delivery queue. The stop
+  // callback's cancel() finds nothing in flight then, so this check is the only
+  // one that sees it (the fiber voice's run_op checks at every start the same way).
+  if (token_.stop_requested()) {
+    res_ = -ECANCELED;
+    return false;
+  }
   const int r = loop_->start(op_);
   if (r != EventLoop::pending) {
     res_ = r;

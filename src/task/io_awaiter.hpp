@@ -12,7 +12,9 @@
 //   std::errc::timed_out and the op is cancelled in the kernel.
 // - Stop: pass a std::stop_token; a stop request cancels the op
 //   (std::errc::operation_canceled). A token already stopped fails at once without
-//   submitting. request_stop() must be called on the loop's thread.
+//   submitting; an awaiter made of several ops (send_all) checks it before each,
+//   so a stop landing between two of them ends it too. request_stop() must be
+//   called on the loop's thread.
 // - Destroying a coroutine suspended on an awaiter abandons the op: the destructor
 //   cancels it and waits until the kernel lets go of the op and its buffer.
 //
@@ -72,10 +74,14 @@ class IoAwaiter {
   static void on_complete(IoOp* op, int res) noexcept;
   [[nodiscard]] const std::stop_token& stop_token() const noexcept { return token_; }
   // Cancel and wait out an in-flight op; derived destructors call it before their
-  // own members (a sockaddr, an fd) go away.
-  void abandon() noexcept;
+  // own members (a sockaddr, an fd) go away. True if an op was in flight: then
+  // result() is what it ended with, undelivered: an fd or buffer it produced
+  // (it may have beaten the cancel) is the caller's to release.
+  bool abandon() noexcept;
   // Starts op_: true if it is in flight (complete_ will resume the waiter),
-  // false if it finished at once (result() holds the outcome).
+  // false if it finished at once (result() holds the outcome), or did not start
+  // because the stop token is stopped (result() is -ECANCELED). Multi-step
+  // awaiters start each step through it.
   bool launch() noexcept;
 
  private:

@@ -40,16 +40,15 @@ RecvPooledAwaiter::RecvPooledAwaiter(EventLoop& loop, int fd, std::stop_token to
   op_.fd_ = fd;
 }
 
+// A result withdrawn by abandon() was never delivered: its buffer is still ours.
 RecvPooledAwaiter::~RecvPooledAwaiter() {
-  abandon();
-  if (result() > 0 && !handed_over_) loop_->release_recv_buffer(op_.buffer_id_);
+  if (abandon() && result() > 0) loop_->release_recv_buffer(op_.buffer_id_);
 }
 
 IoResult<RecvBuffer> RecvPooledAwaiter::await_resume() noexcept {
   const int res = result();
   if (res < 0) return error_from_res(res);
   if (res == 0) return io_errc::eof;
-  handed_over_ = true;
   return RecvBuffer(*loop_, op_.buffer_id_, static_cast<const char*>(op_.buf_), static_cast<std::size_t>(res));
 }
 
@@ -66,13 +65,7 @@ SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::s
 bool SendAllAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   if (op_.timeout_.count() > 0) deadline_ = std::chrono::steady_clock::now() + op_.timeout_;
   if (IoAwaiter::await_suspend(waiter)) return true;
-  int res = result();
-  while (advance(res)) {  // sent a part at once: go on with the rest
-    if (launch()) return true;
-    res = result();
-  }
-  set_result(res);
-  return false;
+  return send_rest(result());
 }
 
 // Counts a chunk; true when there is more to send (op_ now describes the rest).
@@ -94,14 +87,23 @@ bool SendAllAwaiter::advance(int& res) noexcept {
   return true;
 }
 
-// Runs on the loop thread for each chunk that had to wait; starts the rest.
+// After a chunk that ended with res: starts chunks until one has to wait (true:
+// in flight) or the transfer is over (false: result() holds the outcome). Each
+// start goes through launch(), which ends the transfer when a stop was requested
+// since the last chunk (see IoAwaiter::launch).
+bool SendAllAwaiter::send_rest(int res) noexcept {
+  while (advance(res)) {
+    if (launch()) return true;
+    res = result();
+  }
+  set_result(res);
+  return false;
+}
+
+// Runs on the loop thread for each chunk that had to wait.
 void SendAllAwaiter::on_chunk(IoOp* op, int res) noexcept {
   auto* self = static_cast<SendAllAwaiter*>(static_cast<IoAwaiter*>(op->context_));
-  while (self->advance(res)) {
-    res = self->loop_->start(*op);
-    if (res == EventLoop::pending) return;
-  }
-  on_complete(op, res);
+  if (!self->send_rest(res)) on_complete(op, self->result());
 }
 
 IoResult<std::size_t> SendAllAwaiter::await_resume() const noexcept {
@@ -141,6 +143,14 @@ AcceptAwaiter::AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token tok
   op_.addr_ = reinterpret_cast<sockaddr*>(&peer_);
   op_.addrlen_ = sizeof peer_;
   op_.flags_ = SOCK_NONBLOCK | SOCK_CLOEXEC;
+}
+
+// The frame goes away while accepting. The kernel (io_uring), or a retry on a
+// readiness edge (epoll) whose result waits in the same delivery batch, may have
+// accepted a connection before the cancel: nobody will ever see that fd, so
+// close it here rather than leak it (and leave its client hanging).
+AcceptAwaiter::~AcceptAwaiter() {
+  if (abandon() && result() >= 0) loop_->close_fd(result());
 }
 
 IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {

@@ -16,11 +16,13 @@
 
 #include <catch2/catch.hpp>
 
+#include "io/unique_fd.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/sleep.hpp"
 #include "stackful/tcp_listener.hpp"
 #include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
+#include "support/open_fds.hpp"
 #include "support/payload.hpp"
 
 using namespace std::chrono_literals;
@@ -306,4 +308,38 @@ TEST_CASE("busy fibers that keep yielding do not starve timers or I/O") {
     spinner.join();
     return true;
   }));
+}
+
+// Issue 11 §7: the stackless AcceptAwaiter leaked a connection that beat the
+// cancel when its frame was destroyed. A fiber cannot go away while parked, so
+// run_op always hands the accepted fd to accept(); this checks it stays so.
+TEST_CASE("a fiber's accept stopped as a connection arrives leaks no socket") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  const auto [leaked, accepted] = on_fibers(backend, [] {
+    auto listener = TcpListener::bind(SocketAddress::parse("127.0.0.1", 0).value());
+    Pair control = connected_pair();
+    const std::size_t fds_before = duet::test::open_fd_count();
+    int accepted = 0;
+    for (int i = 0; i < 200; ++i) {
+      std::stop_source stop;
+      auto acceptor = fiber::spawn([&] { return listener.accept(stop.get_token()).ok(); });
+      auto stopper = fiber::spawn([&] {
+        char c;
+        (void)control.server.recv(std::span<char>(&c, 1));
+        stop.request_stop();  // in the turn that completes the accept too
+      });
+      fiber::sleep_for(1ms);  // both parked (io_uring: in the kernel)
+      REQUIRE(::send(control.client.native_handle(), "s", 1, 0) == 1);
+      duet::UniqueFd client(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+      const SocketAddress addr = listener.local_address();
+      REQUIRE(::connect(client.get(), addr.data(), addr.size()) == 0);
+      accepted += acceptor.join() ? 1 : 0;
+      stopper.join();
+      for (int left; (left = ::accept4(listener.native_handle(), nullptr, nullptr, SOCK_CLOEXEC)) >= 0;) ::close(left);
+    }
+    return std::pair{duet::test::open_fd_count() - fds_before, accepted};
+  });
+  CHECK(accepted > 0);  // the race happened: an accept finished although its stop came first
+  CHECK(leaked == 0);
 }

@@ -42,13 +42,12 @@ class RecvPooledAwaiter : public IoAwaiter {
   RecvPooledAwaiter& operator=(RecvPooledAwaiter&&) = delete;
   ~RecvPooledAwaiter();
   IoResult<RecvBuffer> await_resume() noexcept;
-
- private:
-  bool handed_over_ = false;
 };
 
 // Sends the whole buffer, resubmitting after partial sends inside the loop (no
-// coroutine hop per chunk). A timeout bounds the whole transfer, not each chunk.
+// coroutine hop per chunk). A timeout bounds the whole transfer, not each chunk;
+// the stop token is checked before every chunk (a stop ends it with
+// operation_canceled, however much was sent).
 class SendAllAwaiter : public IoAwaiter {
  public:
   SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::size_t len, std::stop_token token) noexcept;
@@ -59,6 +58,7 @@ class SendAllAwaiter : public IoAwaiter {
  private:
   static void on_chunk(IoOp* op, int res) noexcept;
   bool advance(int& res) noexcept;
+  bool send_rest(int res) noexcept;
   std::size_t total_;
   std::size_t sent_ = 0;
   std::chrono::steady_clock::time_point deadline_{};
@@ -80,7 +80,8 @@ class ConnectAwaiter : public IoAwaiter {
   UniqueFd fd_;
 };
 
-// Accepts one connection as a non-blocking TcpStream: IoResult<TcpStream>.
+// Accepts one connection as a non-blocking TcpStream: IoResult<TcpStream>. A
+// frame destroyed while accepting closes a connection that beat the cancel.
 class AcceptAwaiter : public IoAwaiter {
  public:
   AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token token) noexcept;
@@ -88,7 +89,7 @@ class AcceptAwaiter : public IoAwaiter {
   AcceptAwaiter& operator=(const AcceptAwaiter&) = delete;
   AcceptAwaiter(AcceptAwaiter&&) = delete;
   AcceptAwaiter& operator=(AcceptAwaiter&&) = delete;
-  ~AcceptAwaiter() { abandon(); }
+  ~AcceptAwaiter();
   IoResult<TcpStream> await_resume() noexcept;
 
  private:
