@@ -102,8 +102,8 @@ TEST_CASE("a restart keeps the data and the absolute expiry times, for both exec
 }
 
 // The restart comes at once, on the same port, as a supervisor's would: on
-// io_uring the killed server's listener outlives it by ~10 ms (ServerRuntime::
-// bind_listener retries), so this also fails if the restart cannot bind.
+// io_uring the killed server's listener outlives it by ~10 ms (so
+// ServerRuntime::bind_listener retries); this fails if the restart cannot bind.
 TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random moments during rewrites and restarted at once (always, and everysec for a process crash)") {
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");

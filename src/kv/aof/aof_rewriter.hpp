@@ -21,10 +21,11 @@
 // - start() creates <dir>/temp-rewriteaof-<pid>.aof and begins; false with a
 //   Redis-style message when one is already running or the file cannot be made.
 // - Snapshot bytes go to the temp file through the AofWorker in chunks. At the
-//   end the writer is paused, its unwritten bytes frozen with the capture, and
-//   the worker writes the captured tail, fdatasyncs the temp file, renames it over the AOF and
-//   fsyncs the directory; the writer then continues on the new file. On
-//   failure the temp file is removed and the old AOF continues untouched.
+//   end the writer is paused, its unwritten bytes frozen with the capture,
+//   and the worker writes the captured tail, fdatasyncs the temp file, renames
+//   it over the AOF and fsyncs the directory; the writer then continues on the
+//   new file. On failure the temp file is removed and the old AOF continues
+//   untouched.
 // - Loop thread only. abort() (shutdown) drops a rewrite that has not reached
 //   the switch; one that has is completed by AofWorker::drain().
 //
