@@ -54,15 +54,16 @@ int main(int argc, char** argv) {
   return ServerRuntime::main(argc, argv, "stackful", [](ServerRuntime& rt) {
     std::optional<fiber::Scheduler> scheduler;
     rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
-    auto listener = fiber::TcpListener::bind(rt.listen_address());
+    std::optional<fiber::TcpListener> listener;
+    rt.bind_listener([&](const SocketAddress& a) { listener.emplace(fiber::TcpListener::bind(a)); });
     rt.start_aof(scheduler->loop());
-    rt.on_listening(listener.local_address());
+    rt.on_listening(listener->local_address());
     std::stop_source stop;
     scheduler->spawn([&] {
       while (!rt.tick()) fiber::sleep_for(rt.tick_interval());
       stop.request_stop();  // cancels accept and every connection's pending I/O
     }).detach();
-    scheduler->spawn([&] { accept_loop(rt, *scheduler, listener, stop.get_token()); }).detach();
+    scheduler->spawn([&] { accept_loop(rt, *scheduler, *listener, stop.get_token()); }).detach();
     scheduler->run();
     rt.on_stopped();
     return 0;

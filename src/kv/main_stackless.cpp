@@ -78,10 +78,11 @@ int main(int argc, char** argv) {
   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
     std::optional<EventLoop> loop;
     rt.open_backend([&](Backend b) { loop.emplace(b); });
-    auto listener = TcpListener::bind(*loop, rt.listen_address());
+    std::optional<TcpListener> listener;
+    rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
     rt.start_aof(*loop);
-    rt.on_listening(listener.local_address());
-    run_until_complete(*loop, run_server(rt, *loop, listener));
+    rt.on_listening(listener->local_address());
+    run_until_complete(*loop, run_server(rt, *loop, *listener));
     rt.on_stopped();
     return 0;
   });

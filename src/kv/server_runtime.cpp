@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "io/socket_ops.hpp"
 
@@ -84,6 +85,40 @@ SocketAddress ServerRuntime::listen_address() const {
   auto addr = SocketAddress::parse(c.bind, static_cast<std::uint16_t>(c.port));
   if (!addr) throw std::invalid_argument("invalid --bind address '" + c.bind + "'");
   return *addr;
+}
+
+// A server killed with -9 on io_uring keeps its listening socket for ~10 ms
+// after the process is gone: the ring's pending accept holds a reference to
+// the socket until the kernel's ring teardown (a work queue, after exit) has
+// cancelled it, and only then is the socket closed and the port free. A
+// supervisor restarting at once gets EADDRINUSE. nginx retries bind() a few
+// times with "still could not bind()"; so do we, with a doubling back-off
+// (5 ms, 10 ms, ... 250 ms) that catches the common case at the first retry
+// and gives up after bind_retry_budget when another process holds the port.
+void ServerRuntime::bind_listener(const std::function<void(const SocketAddress&)>& bind) {
+  using std::chrono::milliseconds;
+  const SocketAddress address = listen_address();
+  milliseconds waited{0};
+  milliseconds delay{5};
+  for (;;) {
+    try {
+      return bind(address);
+    } catch (const std::system_error& e) {
+      if (e.code() != std::errc::address_in_use) throw;
+      if (waited >= bind_retry_budget) {
+        throw std::system_error(e.code(), "bind " + address.to_string() + ": still could not bind() after " +
+                                              std::to_string(waited.count()) + " ms");
+      }
+      if (waited.count() == 0) {
+        log_.write(LogLevel::warning, std::string(e.what()) + "; retrying for up to " +
+                                          std::to_string(bind_retry_budget.count()) +
+                                          " ms (a crashed server's socket may still be closing)");
+      }
+    }
+    std::this_thread::sleep_for(delay);
+    waited += delay;
+    delay = std::min(delay * 2, milliseconds(250));
+  }
 }
 
 void ServerRuntime::on_listening(const SocketAddress& local) {

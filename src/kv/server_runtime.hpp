@@ -7,6 +7,10 @@
 //   driver's body and reports an escaping exception (exit 1).
 // - open_backend(open) calls open(backend); if io_uring cannot be had (open
 //   throws std::system_error) it logs why and calls open(Backend::epoll).
+// - bind_listener(bind) calls bind(listen_address()), and while it throws
+//   EADDRINUSE, retries with a back-off for up to bind_retry_budget: a server
+//   restarted right after a crash must come up (see the .cpp for why the port
+//   is briefly busy). Past the budget, or on any other error, it throws.
 // - admit(fd) enforces --maxclients: past it, it writes Redis's error to fd and
 //   returns false (the caller closes fd); every admitted connection must end
 //   with on_disconnect().
@@ -20,6 +24,7 @@
 //   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
 //     std::optional<EventLoop> loop;
 //     rt.open_backend([&](Backend b) { loop.emplace(b); });
+//     rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
 //     ...accept loop, ticker...
 //     return 0;
 //   });
@@ -56,6 +61,8 @@ class ServerRuntime {
 
   void open_backend(const std::function<void(Backend)>& open);
   [[nodiscard]] SocketAddress listen_address() const;  // throws std::invalid_argument on a bad --bind
+  static constexpr std::chrono::milliseconds bind_retry_budget{2000};
+  void bind_listener(const std::function<void(const SocketAddress&)>& bind);
   void on_listening(const SocketAddress& local);
   // --appendonly yes: loads the AOF (throws on a corrupt one) and logs writes
   // from now on; drivers call it on their loop before serving. aof() is then

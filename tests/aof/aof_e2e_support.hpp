@@ -14,9 +14,12 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -38,12 +41,15 @@ inline void write_file(const std::string& path, const std::string& bytes) {
   out << bytes;
 }
 
-// One server process on port 0 (it picks a free port and logs it).
+// One server process, on port 0 (it picks a free port and logs it) unless
+// given one: a restart on the port of a server just killed.
 class Server {
  public:
-  Server(const std::string& exe, const std::string& backend, const std::string& dir, std::vector<std::string> extra = {})
+  Server(const std::string& exe, const std::string& backend, const std::string& dir, std::vector<std::string> extra = {},
+         int port = 0)
       : log_path_(dir + "/server.log") {
-    std::vector<std::string> args = {exe, "--port", "0", "--backend", backend, "--appendonly", "yes", "--dir", dir};
+    std::vector<std::string> args = {exe,   "--port", std::to_string(port), "--backend", backend, "--appendonly",
+                                     "yes", "--dir",  dir};
     args.insert(args.end(), extra.begin(), extra.end());
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
@@ -187,5 +193,101 @@ class Client {
   int fd_;
   std::string buf_;
 };
+
+// A loopback port this process listens on (so nobody else can bind it) until destruction.
+class HeldPort {
+ public:
+  HeldPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    if (::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(fd_, 1) != 0 ||
+        ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+      throw std::runtime_error("cannot hold a loopback port");
+    }
+    port_ = ntohs(addr.sin_port);
+  }
+  HeldPort(const HeldPort&) = delete;
+  HeldPort& operator=(const HeldPort&) = delete;
+  ~HeldPort() { ::close(fd_); }
+  [[nodiscard]] int port() const noexcept { return port_; }
+
+ private:
+  int fd_;
+  int port_ = 0;
+};
+
+// SET pre:0 .. pre:<n-1> in one pipelined batch.
+inline bool preload(Client& c, int n) {
+  std::string batch;
+  for (int i = 0; i < n; ++i) batch += resp({"SET", "pre:" + std::to_string(i), "x"});
+  if (!c.send(batch)) return false;
+  for (int i = 0; i < n; ++i) {
+    if (c.reply() != "+OK") return false;
+  }
+  return true;
+}
+
+// SETs <prefix>0, <prefix>1, ... three per write until `stop` or the
+// connection ends; every key the server acknowledged lands in `acked`. A
+// random pause of up to 2 ms before each write keeps commands arriving while
+// the server waits for an fsync (writers that only wait for their replies
+// move in step with the group commit and always arrive between fsyncs).
+inline void write_keys(int port, const std::string& prefix, const std::atomic<bool>& stop,
+                       std::vector<std::string>& acked) {
+  std::minstd_rand rng(std::hash<std::string>{}(prefix));
+  try {
+    Client c(port);
+    for (int i = 0; !stop.load(); i += 3) {
+      ::usleep(static_cast<useconds_t>(rng() % 2000));
+      std::string batch;
+      for (int j = i; j < i + 3; ++j) batch += resp({"SET", prefix + std::to_string(j), "v"});
+      if (!c.send(batch)) return;
+      for (int j = i; j < i + 3; ++j) {
+        if (c.reply(5000) != "+OK") return;
+        acked.push_back(prefix + std::to_string(j));
+      }
+    }
+  } catch (const std::exception&) {
+  }
+}
+
+// INFO persistence until no rewrite is in progress (bounded: 30 s).
+inline bool wait_rewrite_done(Client& c) {
+  for (int i = 0; i < 6000; ++i) {
+    std::string info = c.call({"INFO", "persistence"});
+    if (info.find("aof_rewrite_in_progress:0") != std::string::npos) return true;
+    ::usleep(5000);
+  }
+  return false;
+}
+
+// How many of `keys` the server does not have (EXISTS, pipelined).
+inline std::size_t count_missing(Client& c, const std::vector<std::string>& keys) {
+  std::string batch;
+  for (const std::string& k : keys) batch += resp({"EXISTS", k});
+  if (!c.send(batch)) return keys.size();
+  std::size_t missing = 0;
+  for (std::size_t i = 0; i < keys.size(); ++i) missing += c.reply() == ":1" ? 0 : 1;
+  return missing;
+}
+
+// Asks for BGREWRITEAOF again and again until `until` (on a small keyspace each
+// one takes a few ms), so a kill lands before, during or right after a switch.
+inline int rewrite_until(int port, std::chrono::steady_clock::time_point until) {
+  int started = 0;
+  try {
+    Client admin(port);
+    while (std::chrono::steady_clock::now() < until) {
+      std::string r = admin.call({"BGREWRITEAOF"});
+      if (r.empty()) break;
+      started += r[0] == '+' ? 1 : 0;
+      ::usleep(3000);
+    }
+  } catch (const std::exception&) {
+  }
+  return started;
+}
 
 }  // namespace aofe2e

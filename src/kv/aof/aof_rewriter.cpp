@@ -69,6 +69,7 @@ bool AofRewriter::start(std::string& message) {
   reset();
   temp_ = std::move(temp);
   running_ = true;
+  writer_.begin_capture();  // the snapshot point S: every record from here on
   loop_.submit(slice_op_);
   message = "Background append only file rewriting started";
   log_(false, message);
@@ -82,8 +83,6 @@ void AofRewriter::reset() {
   for (auto& keys : handled_) keys.clear();
   snapshot_.clear();
   snapshot_.reset_db();
-  incremental_.clear();
-  incremental_.reset_db();
   temp_.reset();
   temp_size_ = 0;
   in_flight_ = 0;
@@ -164,10 +163,6 @@ void AofRewriter::before_write(const Command& cmd, CommandContext& ctx) {
   for (int i = cmd.first_key; i <= last && i < argc; i += step) touch(db, ctx.argv[static_cast<std::size_t>(i)]);
 }
 
-void AofRewriter::record(int db, std::string_view staged) {
-  if (running_ && !switching_) incremental_.append_records(db, staged);
-}
-
 void AofRewriter::write_chunk() {
   if (snapshot_.empty()) return;
   auto bytes = std::make_shared<std::string>(snapshot_.take());
@@ -187,15 +182,17 @@ void AofRewriter::write_chunk() {
 }
 
 // The snapshot is complete: stop the writer at a record boundary and switch.
+// Until the pause is idle, commands still run and the writer still captures.
 void AofRewriter::finish() {
   switching_ = true;
   writer_.pause([this] { switch_files(); });
 }
 
 void AofRewriter::switch_files() {
-  frozen_ = writer_.freeze();  // these bytes are in incremental_ too
+  AofWriter::Frozen frozen = writer_.freeze();  // unwritten: in the snapshot or the capture
+  frozen_ = std::move(frozen.unwritten);
   auto tail = std::make_shared<std::string>(snapshot_.take());
-  tail->append(incremental_.take());
+  tail->append(frozen.captured);
   const std::uint64_t offset = temp_size_;
   const std::uint64_t size = offset + tail->size();
   worker_.post(
@@ -232,6 +229,7 @@ void AofRewriter::switched(int res, std::uint64_t size) {
 void AofRewriter::abort() noexcept {
   if (!running_ || switching_) return;  // a switch in progress completes in AofWorker::drain()
   loop_.abandon(slice_op_);
+  writer_.end_capture();
   running_ = false;
   ::unlink(temp_path_.c_str());
   reset();

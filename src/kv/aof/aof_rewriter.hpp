@@ -8,8 +8,12 @@
 // start), the way a fork's copy-on-write would: before a write command touches
 // a key the scan has not reached yet, that key's pre-image is dumped first
 // (before_write), and the key is then skipped by the scan. Keys created after S
-// are skipped too. The result is the state at S, and every write since S goes
-// to the incremental buffer (record): snapshot + incremental = the data now.
+// are skipped too. The result is the state at S, and every write since S is
+// captured by the writer itself (AofWriter::begin_capture): snapshot + capture
+// = the data now. The capture lives in the writer, not here, so that it ends
+// at exactly the byte where the writer's unwritten bytes are frozen; a copy
+// kept beside the writer once stopped one pause early, and the records of
+// commands run while the switch waited for an fsync were in neither file.
 // A key's position is its slot, which never moves (Keyspace), so "not reached
 // yet" is slot >= the scan cursor of its database.
 //
@@ -17,10 +21,11 @@
 // - start() creates <dir>/temp-rewriteaof-<pid>.aof and begins; false with a
 //   Redis-style message when one is already running or the file cannot be made.
 // - Snapshot bytes go to the temp file through the AofWorker in chunks. At the
-//   end the writer is paused, its unwritten bytes frozen, and the worker writes
-//   the incremental tail, fdatasyncs the temp file, renames it over the AOF and
-//   fsyncs the directory; the writer then continues on the new file. On
-//   failure the temp file is removed and the old AOF continues untouched.
+//   end the writer is paused, its unwritten bytes frozen with the capture,
+//   and the worker writes the captured tail, fdatasyncs the temp file, renames
+//   it over the AOF and fsyncs the directory; the writer then continues on the
+//   new file. On failure the temp file is removed and the old AOF continues
+//   untouched.
 // - Loop thread only. abort() (shutdown) drops a rewrite that has not reached
 //   the switch; one that has is completed by AofWorker::drain().
 //
@@ -62,7 +67,6 @@ class AofRewriter {
   bool start(std::string& message);
   [[nodiscard]] bool running() const noexcept { return running_; }
   void before_write(const Command& cmd, CommandContext& ctx);
-  void record(int db, std::string_view staged);
   void abort() noexcept;
 
   [[nodiscard]] std::uint64_t completed() const noexcept { return completed_; }
@@ -102,7 +106,6 @@ class AofRewriter {
   std::uint64_t temp_size_ = 0;    // bytes handed to the temp file so far
   std::uint64_t in_flight_ = 0;    // chunk bytes the worker has not written yet
   AofBuffer snapshot_;
-  AofBuffer incremental_;
   AofBuffer staged_;
   std::string frozen_;
   std::array<std::uint64_t, Store::db_count> cursor_{};

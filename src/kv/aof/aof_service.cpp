@@ -1,6 +1,6 @@
 // AofService: glue. Records flow Session → after_write → translate_write →
-// (writer for the current file, rewriter's incremental buffer while a rewrite
-// runs); expiries arrive through the Keyspace hook as DELs.
+// writer (which also captures them for a running rewrite); expiries arrive
+// through the Keyspace hook as DELs.
 #include "kv/aof/aof_service.hpp"
 
 #include <fcntl.h>
@@ -88,7 +88,6 @@ void AofService::on_expired(int db, const Entry& entry) {
 void AofService::log_records(int db, std::string_view staged) {
   if (staged.empty() || stopped_) return;
   writer_->append(db, staged);
-  rewriter_->record(db, staged);
 }
 
 bool AofService::request_rewrite(std::string& message) { return rewriter_->start(message); }

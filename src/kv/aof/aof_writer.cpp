@@ -59,6 +59,18 @@ void AofWriter::append(int db, std::string_view records) {
   const std::size_t before = pending_.size();
   pending_.append_records(db, records);
   appended_ += pending_.size() - before;
+  if (capturing_) captured_.append_records(db, records);
+}
+
+void AofWriter::begin_capture() {
+  captured_.clear();
+  captured_.reset_db();  // the capture starts a file's tail: SELECT first
+  capturing_ = true;
+}
+
+void AofWriter::end_capture() noexcept {
+  capturing_ = false;
+  captured_.clear();
 }
 
 void AofWriter::wait(DurableWaiter& waiter) {
@@ -206,11 +218,12 @@ void AofWriter::check_idle() {
   callback();
 }
 
-std::string AofWriter::freeze() {
+AofWriter::Frozen AofWriter::freeze() {
   frozen_upto_ = appended_;
-  std::string bytes = pending_.take();
+  Frozen frozen{pending_.take(), captured_.take()};
+  capturing_ = false;
   pending_.reset_db();  // the next bytes go to another file: SELECT again
-  return bytes;
+  return frozen;
 }
 
 void AofWriter::switch_file(UniqueFd fd, std::uint64_t size) {

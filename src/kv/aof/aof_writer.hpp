@@ -19,10 +19,16 @@
 // - wait(w): w.target_ = appended() now; the first waiter of a loop turn
 //   schedules the flush with a nop op, so every connection served in that turn
 //   joins the same write (and the same fsync).
-// - Rewrite support: pause(on_idle) stops new writes and calls on_idle once no
-//   write or fsync is in flight; freeze() then takes the unwritten bytes;
-//   switch_file() installs the rewritten file (all frozen bytes are in it, on
-//   disk); unfreeze() puts them back if the rewrite failed.
+// - Rewrite support: begin_capture() at the rewrite's snapshot point makes
+//   append() also copy every record into a capture buffer (the rewrite's
+//   incremental tail). pause(on_idle) stops new writes and calls on_idle once no
+//   write or fsync is in flight; commands keep running meanwhile, and their
+//   records are captured too. freeze() then ends the capture and takes the
+//   unwritten bytes at the same byte, so every record appended before it is in
+//   the capture (or the snapshot) and every record after it stays pending for
+//   the new file: one copy of each, none lost. switch_file() installs the
+//   rewritten file (all frozen bytes are in it, on disk); unfreeze() puts them
+//   back if the rewrite failed; end_capture() drops an aborted rewrite's copy.
 // - shutdown(): finishes in-flight work, writes the rest and fsyncs
 //   synchronously. The loop must be alive. Loop thread only.
 //
@@ -64,8 +70,14 @@ class AofWriter {
   void tick(std::int64_t now_ms);
   void shutdown();
 
+  struct Frozen {
+    std::string unwritten;  // appended, not yet written to the current file
+    std::string captured;   // every record appended since begin_capture()
+  };
+  void begin_capture();
+  void end_capture() noexcept;
   void pause(std::function<void()> on_idle);
-  [[nodiscard]] std::string freeze();          // unwritten bytes; appended() so far becomes covered
+  [[nodiscard]] Frozen freeze();  // ends the capture; appended() so far becomes covered
   void switch_file(UniqueFd fd, std::uint64_t size);
   void unfreeze(std::string frozen);
 
@@ -75,6 +87,7 @@ class AofWriter {
   [[nodiscard]] std::uint64_t file_size() const noexcept { return file_offset_ + pending_.size(); }
   [[nodiscard]] std::uint64_t fsync_count() const noexcept { return fsyncs_; }
   [[nodiscard]] bool last_write_ok() const noexcept { return last_write_ok_; }
+  [[nodiscard]] bool paused() const noexcept { return paused_; }  // a rewrite is switching files
   [[nodiscard]] int fd() const noexcept { return fd_.get(); }
 
  private:
@@ -95,6 +108,8 @@ class AofWriter {
   UniqueFd fd_;
   std::uint64_t file_offset_;    // where the next write lands in the current file
   AofBuffer pending_;            // appended, not yet handed to a write
+  AofBuffer captured_;           // a rewrite's copy of the records since its snapshot
+  bool capturing_ = false;
   std::string writing_;          // the write in flight
   std::size_t writing_done_ = 0;
   std::uint64_t writing_end_ = 0;  // logical offset once writing_ is written
