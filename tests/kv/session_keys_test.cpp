@@ -7,19 +7,11 @@
 #include "kv/session.hpp"
 #include "kv_test_util.hpp"
 
-using duet::kv::ServerState;
-using duet::kv::Session;
 using kvtest::run;
 
 namespace {
 
-struct Fixture {
-  std::int64_t now = 1'700'000'000'000;
-  ServerState state;
-  Session session{state};
-  Fixture() { state.set_clock([this] { return now; }); }
-  std::string cmd(std::initializer_list<std::string_view> args) { return run(session, args); }
-};
+using Fixture = kvtest::SessionFixture;
 
 // Parses a flat RESP array of bulk strings (enough for KEYS and SCAN's keys).
 std::set<std::string> bulk_set(std::string_view r) {
