@@ -28,6 +28,30 @@ TEST_CASE("CLIENT ID, SETNAME, GETNAME and LIST", "[kv][session]") {
   CHECK(f.cmd({"CLIENT", "ID"}) == ":1\r\n");
 }
 
+TEST_CASE("CLIENT LIST takes one filter, and ids that name no client list nothing", "[kv][session]") {
+  Fixture f;
+  Session other(f.state);  // id 2
+  CHECK(f.cmd({"CLIENT", "LIST", "TYPE", "normal", "ID", "999999"}) == "-ERR syntax error\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "999999", "TYPE", "normal"}) == "-ERR Invalid client ID\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "0"}) == "$0\r\n\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "-1"}) == "$0\r\n\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "999999"}) == "$0\r\n\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "01"}) == "-ERR Invalid client ID\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID"}) == "-ERR syntax error\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "TYPE"}) == "-ERR syntax error\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "TYPE", "normal", "TYPE", "normal"}) == "-ERR syntax error\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "TYPE", "bogus"}) == "-ERR Unknown client type 'bogus'\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "TYPE", "PubSub"}) == "$0\r\n\r\n");
+  // Redis looks each id up in the order given, once per mention.
+  std::string listed = f.cmd({"CLIENT", "LIST", "ID", "2", "1", "2"});
+  const std::size_t a = listed.find("\r\nid=2 ");
+  const std::size_t b = listed.find("\nid=1 ", a + 1);
+  const std::size_t c = listed.find("\nid=2 ", b + 1);
+  CHECK(a == listed.find("\r\n"));
+  CHECK(b != std::string::npos);
+  CHECK(c != std::string::npos);
+}
+
 TEST_CASE("CONFIG GET and SET the server's parameters", "[kv][session]") {
   Fixture f;
   CHECK(f.cmd({"CONFIG", "GET", "save"}) == "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
