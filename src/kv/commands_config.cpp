@@ -4,7 +4,10 @@
 // parameters the server cannot change at run time answer like Redis's
 // immutable ones. `save` and `appendonly` exist because redis-benchmark asks
 // for them (`save` is "" as duet has no RDB; `appendonly` is --appendonly,
-// fixed at start).
+// fixed at start). hz, timeout and maxmemory (policy noeviction) take effect
+// at once: the drivers read hz for every cron sleep, the cron closes idle
+// clients, and the Session checks maxmemory before each command that may grow
+// memory.
 #include <cstdint>
 #include <initializer_list>
 #include <string>
@@ -58,6 +61,13 @@ std::string set_number(ServerConfig& c, std::string_view v) {
   return why;
 }
 
+// updateHZ: hz is a hint; out-of-range values are accepted and capped.
+std::string set_hz(ServerConfig& c, std::string_view v) {
+  std::string why = set_number<&ServerConfig::hz, Unit::integer, 0, INT32_MAX>(c, v);
+  c.hz = c.hz < 1 ? 1 : c.hz > 500 ? 500 : c.hz;
+  return why;
+}
+
 // An enum: one of `choices`, in any case; stored in its canonical spelling.
 std::string set_enum(std::string& field, std::string_view v, std::initializer_list<std::string_view> choices) {
   std::string why = "argument(s) must be one of the following: ";
@@ -66,6 +76,14 @@ std::string set_enum(std::string& field, std::string_view v, std::initializer_li
     why.append(choice).append(choice == *(choices.end() - 1) ? "" : ", ");
   }
   return why;
+}
+
+std::string set_eviction_policy(ServerConfig&, std::string_view v) {
+  std::string policy;
+  std::string why = set_enum(policy, v, {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+                                         "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"});
+  if (!why.empty() || policy == "noeviction") return why;
+  return "duet evicts nothing: only noeviction is supported";
 }
 
 std::string set_appendonly(ServerConfig& c, std::string_view v) {
@@ -91,7 +109,10 @@ constexpr Param params[] = {
      set_number<&C::client_query_limit, Unit::memory, 1024 * 1024, long_max>},
     {"loglevel", [](const C& c) { return c.loglevel; },
      [](C& c, std::string_view v) { return set_enum(c.loglevel, v, {"debug", "verbose", "notice", "warning"}); }},
-    {"hz", get_number<&C::hz>, nullptr},
+    {"hz", get_number<&C::hz>, set_hz},
+    {"timeout", get_number<&C::timeout>, set_number<&C::timeout, Unit::integer, 0, int_max>},
+    {"maxmemory", get_number<&C::maxmemory>, set_number<&C::maxmemory, Unit::memory, 0, UINT64_MAX>},
+    {"maxmemory-policy", [](const C&) { return std::string("noeviction"); }, set_eviction_policy},
     {"save", [](const C&) { return std::string(); },
      [](C&, std::string_view v) { return v.empty() ? std::string() : "duet has no RDB snapshots: only \"\" is accepted"; }},
     {"appendonly", [](const C& c) { return std::string(c.appendonly ? "yes" : "no"); }, set_appendonly},
@@ -103,8 +124,6 @@ constexpr Param params[] = {
      set_number<&C::auto_aof_rewrite_percentage, Unit::integer, 0, int_max>},
     {"auto-aof-rewrite-min-size", get_number<&C::auto_aof_rewrite_min_size>,
      set_number<&C::auto_aof_rewrite_min_size, Unit::memory, 0, long_max>},
-    {"maxmemory", [](const C&) { return std::string("0"); }, nullptr},
-    {"timeout", [](const C&) { return std::string("0"); }, nullptr},
 };
 
 const Param* find_param(std::string_view name) {

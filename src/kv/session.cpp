@@ -1,7 +1,7 @@
 // Session: drives RespParser over the input buffer and runs each complete
 // command against the shared ServerState, the way Redis's processInputBuffer +
 // processCommand do, minus the socket. The checks before a handler runs follow
-// processCommand's order: unknown command, arity, authentication.
+// processCommand's order: unknown command, arity, authentication, maxmemory.
 #include "kv/session.hpp"
 
 #include <array>
@@ -155,6 +155,10 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
   }
   if (server_.requires_auth() && !client_.authenticated && (cmd->flags & cmd_no_auth) == 0) {
     ctx.reply.error("NOAUTH Authentication required.");
+    return;
+  }
+  if ((cmd->flags & cmd_denyoom) != 0 && server_.over_maxmemory()) {  // noeviction: nothing to free
+    ctx.reply.error("OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
