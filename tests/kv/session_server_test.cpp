@@ -198,3 +198,21 @@ TEST_CASE("timeout closes clients idle for longer than that many seconds, and on
   f.state.close_idle_clients(f.now);
   CHECK(closed_fds == std::vector<int>{7, 8});
 }
+
+TEST_CASE("a client sending one long command in pieces is not idle", "[kv][session]") {
+  Fixture f;
+  closed_fds.clear();
+  f.state.set_client_closer([](int fd) { closed_fds.push_back(fd); });
+  Session uploader(f.state, 9);
+  CHECK(f.cmd({"CONFIG", "SET", "timeout", "2"}) == "+OK\r\n");
+  const std::string command = kvtest::resp({"SET", "big", std::string(3000, 'v')});
+  for (std::size_t sent = 0; sent < 3000; sent += 1000) {  // one piece a second
+    f.now += 1000;
+    f.state.close_idle_clients(f.now);
+    CHECK(kvtest::talk(uploader, std::string_view(command).substr(sent, 1000)).empty());
+  }
+  f.now += 1000;
+  f.state.close_idle_clients(f.now);
+  CHECK(closed_fds.empty());
+  CHECK(kvtest::talk(uploader, std::string_view(command).substr(3000)) == "+OK\r\n");
+}
