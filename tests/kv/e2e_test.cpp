@@ -300,3 +300,14 @@ TEST_CASE("CONFIG SET hz changes how often the server's cron runs", "[kv][e2e]")
   const std::string hz_1 = "*2\r\n$2\r\nhz\r\n$1\r\n1\r\n";
   CHECK(c.call(resp({"CONFIG", "GET", "hz"}), hz_1.size()) == hz_1);
 }
+
+TEST_CASE("--maxmemory and --timeout set the limits from the start", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {"--maxmemory", "1kb", "--timeout", "7"});
+  Client c(server.port());
+  const std::string oom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
+  CHECK(c.call(resp({"SET", "k", "v"}), oom.size()) == oom);
+  const std::string limits = "*4\r\n$9\r\nmaxmemory\r\n$4\r\n1024\r\n$7\r\ntimeout\r\n$1\r\n7\r\n";
+  CHECK(c.call(resp({"CONFIG", "GET", "maxmemory", "timeout"}), limits.size()) == limits);
+}
