@@ -46,6 +46,10 @@ class ClientRegistry {
   void for_each(Visit&& visit) const {
     for (const ClientInfo* c = head_; c != nullptr; c = c->next_) visit(*c);
   }
+  template <class Visit>
+  void for_each(Visit&& visit) {
+    for (ClientInfo* c = head_; c != nullptr; c = c->next_) visit(*c);
+  }
 
  private:
   ClientInfo* head_ = nullptr;

@@ -30,6 +30,7 @@ enum CommandFlag : std::uint32_t {
   cmd_admin = 1u << 4,
   cmd_loading = 1u << 5,
   cmd_stale = 1u << 6,
+  cmd_denyoom = 1u << 7,   // may grow memory: refused past maxmemory
 };
 
 struct CommandContext {

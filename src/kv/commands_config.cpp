@@ -1,9 +1,17 @@
-// CONFIG GET / CONFIG SET over the server's real parameters. Parameters the
-// server cannot change at run time answer like Redis's immutable ones; `save`
-// and `appendonly` exist because redis-benchmark asks for them (`save` is ""
-// as duet has no RDB; `appendonly` is --appendonly, fixed at start; the AOF's
-// appendfsync and auto-aof-rewrite-* can be changed at run time).
+// CONFIG GET / CONFIG SET over the server's real parameters, with Redis 7.0's
+// rules and error strings (config.c): numbers are integers (string2ll) or
+// memory values (memtoull) within bounds, enums list their choices, and
+// parameters the server cannot change at run time answer like Redis's
+// immutable ones. `save` and `appendonly` exist because redis-benchmark asks
+// for them (`save` is "" as duet has no RDB; `appendonly` is --appendonly,
+// fixed at start). hz, timeout and maxmemory (policy noeviction) take effect
+// at once: the drivers read hz for every cron sleep, the cron closes idle
+// clients, and the Session checks maxmemory before each command that may grow
+// memory.
+#include <cstdint>
+#include <initializer_list>
 #include <string>
+#include <type_traits>
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
@@ -12,79 +20,110 @@
 namespace duet::kv::detail {
 namespace {
 
-// memtoull: a byte count with an optional k/kb/m/mb/g/gb suffix.
-bool parse_memory(std::string_view text, std::size_t& out) {
-  struct Unit {
-    std::string_view suffix;
-    std::size_t mul;
-  };
-  constexpr Unit units[] = {{"kb", 1024}, {"mb", 1024 * 1024}, {"gb", 1024ull * 1024 * 1024},
-                            {"k", 1000},  {"m", 1000 * 1000},  {"g", 1000ull * 1000 * 1000}};
-  std::size_t mul = 1;
-  for (const Unit& u : units) {
-    if (text.size() > u.suffix.size() && equals_ci(text.substr(text.size() - u.suffix.size()), u.suffix)) {
-      mul = u.mul;
-      text.remove_suffix(u.suffix.size());
-      break;
-    }
-  }
-  std::int64_t n = 0;
-  if (!parse_i64(text, n) || n < 0) return false;
-  out = static_cast<std::size_t>(n) * mul;
-  return true;
-}
+// A setter stores `value` into the config, or returns why not (Redis's words);
+// nullptr marks an immutable parameter.
+using Getter = std::string (*)(const ServerConfig&);
+using Setter = std::string (*)(ServerConfig&, std::string_view value);
 
 struct Param {
   std::string_view name;
-  std::string (*get)(const ServerConfig&);
-  bool (*set)(ServerConfig&, std::string_view);  // nullptr: immutable
+  Getter get;
+  Setter set;
 };
 
+enum class Unit { integer, memory };
+
+// numericParseString + numericBoundaryCheck. A negative integer wraps above
+// every upper bound, as it does in Redis's unsigned check, and gets the same
+// "between" message a signed check gives for our non-negative lower bounds.
+std::string parse_number(std::string_view v, Unit unit, std::uint64_t lo, std::uint64_t hi, std::uint64_t& out) {
+  if (unit == Unit::memory) {
+    if (!parse_memory(v, out)) return "argument must be a memory value";
+  } else {
+    std::int64_t n = 0;
+    if (!parse_i64(v, n)) return "argument couldn't be parsed into an integer";
+    out = static_cast<std::uint64_t>(n);
+  }
+  if (out >= lo && out <= hi) return {};
+  return "argument must be between " + std::to_string(lo) + " and " + std::to_string(hi) + " inclusive";
+}
+
+template <auto Field>
+std::string get_number(const ServerConfig& c) {
+  return std::to_string(c.*Field);
+}
+
+template <auto Field, Unit U, std::uint64_t Lo, std::uint64_t Hi>
+std::string set_number(ServerConfig& c, std::string_view v) {
+  std::uint64_t n = 0;
+  std::string why = parse_number(v, U, Lo, Hi, n);
+  if (why.empty()) c.*Field = static_cast<std::remove_reference_t<decltype(c.*Field)>>(n);
+  return why;
+}
+
+// updateHZ: hz is a hint; out-of-range values are accepted and capped.
+std::string set_hz(ServerConfig& c, std::string_view v) {
+  std::string why = set_number<&ServerConfig::hz, Unit::integer, 0, INT32_MAX>(c, v);
+  c.hz = c.hz < 1 ? 1 : c.hz > 500 ? 500 : c.hz;
+  return why;
+}
+
+// An enum: one of `choices`, in any case; stored in its canonical spelling.
+std::string set_enum(std::string& field, std::string_view v, std::initializer_list<std::string_view> choices) {
+  std::string why = "argument(s) must be one of the following: ";
+  for (std::string_view choice : choices) {
+    if (equals_ci(v, choice)) return field.assign(choice), std::string();
+    why.append(choice).append(choice == *(choices.end() - 1) ? "" : ", ");
+  }
+  return why;
+}
+
+std::string set_eviction_policy(ServerConfig&, std::string_view v) {
+  std::string policy;
+  std::string why = set_enum(policy, v, {"volatile-lru", "volatile-lfu", "volatile-random", "volatile-ttl",
+                                         "allkeys-lru", "allkeys-lfu", "allkeys-random", "noeviction"});
+  if (!why.empty() || policy == "noeviction") return why;
+  return "duet evicts nothing: only noeviction is supported";
+}
+
+std::string set_appendonly(ServerConfig& c, std::string_view v) {
+  if (!equals_ci(v, "yes") && !equals_ci(v, "no")) return "argument must be 'yes' or 'no'";
+  if (equals_ci(v, "yes") == c.appendonly) return {};
+  return "duet turns the AOF on or off only at start-up (--appendonly)";
+}
+
+constexpr std::uint64_t int_max = INT32_MAX;
+constexpr std::uint64_t long_max = INT64_MAX;
+using C = ServerConfig;
+
 constexpr Param params[] = {
-    {"bind", [](const ServerConfig& c) { return c.bind; }, nullptr},
-    {"port", [](const ServerConfig& c) { return std::to_string(c.port); }, nullptr},
-    {"databases", [](const ServerConfig&) { return std::string("16"); }, nullptr},
-    {"maxclients", [](const ServerConfig& c) { return std::to_string(c.maxclients); },
-     [](ServerConfig& c, std::string_view v) {
-       std::int64_t n = 0;
-       return parse_i64(v, n) && n >= 1 ? (c.maxclients = static_cast<std::size_t>(n), true) : false;
-     }},
-    {"requirepass", [](const ServerConfig& c) { return c.requirepass; },
-     [](ServerConfig& c, std::string_view v) { return c.requirepass.assign(v), true; }},
-    {"proto-max-bulk-len", [](const ServerConfig& c) { return std::to_string(c.proto_max_bulk_len); },
-     [](ServerConfig& c, std::string_view v) { return parse_memory(v, c.proto_max_bulk_len) && c.proto_max_bulk_len >= 1024 * 1024; }},
-    {"client-query-buffer-limit", [](const ServerConfig& c) { return std::to_string(c.client_query_limit); },
-     [](ServerConfig& c, std::string_view v) { return parse_memory(v, c.client_query_limit) && c.client_query_limit >= 1024 * 1024; }},
-    {"loglevel", [](const ServerConfig& c) { return c.loglevel; },
-     [](ServerConfig& c, std::string_view v) {
-       for (std::string_view level : {"debug", "verbose", "notice", "warning"}) {
-         if (equals_ci(v, level)) return c.loglevel.assign(level), true;
-       }
-       return false;
-     }},
-    {"hz", [](const ServerConfig& c) { return std::to_string(c.hz); }, nullptr},
-    {"save", [](const ServerConfig&) { return std::string(); },
-     [](ServerConfig&, std::string_view v) { return v.empty(); }},
-    {"appendonly", [](const ServerConfig& c) { return std::string(c.appendonly ? "yes" : "no"); },
-     [](ServerConfig& c, std::string_view v) { return equals_ci(v, c.appendonly ? "yes" : "no"); }},  // start-up only
-    {"appendfsync", [](const ServerConfig& c) { return c.appendfsync; },
-     [](ServerConfig& c, std::string_view v) {
-       for (std::string_view policy : {"always", "everysec", "no"}) {
-         if (equals_ci(v, policy)) return c.appendfsync.assign(policy), true;
-       }
-       return false;
-     }},
-    {"appendfilename", [](const ServerConfig& c) { return c.appendfilename; }, nullptr},
-    {"dir", [](const ServerConfig& c) { return c.dir; }, nullptr},
-    {"auto-aof-rewrite-percentage", [](const ServerConfig& c) { return std::to_string(c.auto_aof_rewrite_percentage); },
-     [](ServerConfig& c, std::string_view v) {
-       std::int64_t n = 0;
-       return parse_i64(v, n) && n >= 0 && n <= 1000000 ? (c.auto_aof_rewrite_percentage = static_cast<int>(n), true) : false;
-     }},
-    {"auto-aof-rewrite-min-size", [](const ServerConfig& c) { return std::to_string(c.auto_aof_rewrite_min_size); },
-     [](ServerConfig& c, std::string_view v) { return parse_memory(v, c.auto_aof_rewrite_min_size); }},
-    {"maxmemory", [](const ServerConfig&) { return std::string("0"); }, nullptr},
-    {"timeout", [](const ServerConfig&) { return std::string("0"); }, nullptr},
+    {"bind", [](const C& c) { return c.bind; }, nullptr},
+    {"port", get_number<&C::port>, nullptr},
+    {"databases", [](const C&) { return std::string("16"); }, nullptr},
+    {"maxclients", get_number<&C::maxclients>, set_number<&C::maxclients, Unit::integer, 1, UINT32_MAX>},
+    {"requirepass", [](const C& c) { return c.requirepass; },
+     [](C& c, std::string_view v) { return c.requirepass.assign(v), std::string(); }},
+    {"proto-max-bulk-len", get_number<&C::proto_max_bulk_len>,
+     set_number<&C::proto_max_bulk_len, Unit::memory, 1024 * 1024, long_max>},
+    {"client-query-buffer-limit", get_number<&C::client_query_limit>,
+     set_number<&C::client_query_limit, Unit::memory, 1024 * 1024, long_max>},
+    {"loglevel", [](const C& c) { return c.loglevel; },
+     [](C& c, std::string_view v) { return set_enum(c.loglevel, v, {"debug", "verbose", "notice", "warning"}); }},
+    {"hz", get_number<&C::hz>, set_hz},
+    {"timeout", get_number<&C::timeout>, set_number<&C::timeout, Unit::integer, 0, int_max>},
+    {"maxmemory", get_number<&C::maxmemory>, set_number<&C::maxmemory, Unit::memory, 0, UINT64_MAX>},
+    {"maxmemory-policy", [](const C&) { return std::string("noeviction"); }, set_eviction_policy},
+    {"save", [](const C&) { return std::string(); },
+     [](C&, std::string_view v) { return v.empty() ? std::string() : "duet has no RDB snapshots: only \"\" is accepted"; }},
+    {"appendonly", [](const C& c) { return std::string(c.appendonly ? "yes" : "no"); }, set_appendonly},
+    {"appendfsync", [](const C& c) { return c.appendfsync; },
+     [](C& c, std::string_view v) { return set_enum(c.appendfsync, v, {"everysec", "always", "no"}); }},
+    {"appendfilename", [](const C& c) { return c.appendfilename; }, nullptr},
+    {"dir", [](const C& c) { return c.dir; }, nullptr},
+    {"auto-aof-rewrite-percentage", get_number<&C::auto_aof_rewrite_percentage>,
+     set_number<&C::auto_aof_rewrite_percentage, Unit::integer, 0, int_max>},
+    {"auto-aof-rewrite-min-size", get_number<&C::auto_aof_rewrite_min_size>,
+     set_number<&C::auto_aof_rewrite_min_size, Unit::memory, 0, long_max>},
 };
 
 const Param* find_param(std::string_view name) {
@@ -110,20 +149,35 @@ void config_get(CommandContext& ctx) {
   }
 }
 
+void config_set_failed(CommandContext& ctx, std::string_view arg, std::string_view why) {
+  std::string message = "ERR CONFIG SET failed (possibly related to argument '";
+  ctx.reply.error(message.append(arg).append("') - ").append(why));
+}
+
+// configSetCommand: first every name (unknown, immutable, given twice: the
+// first problem wins, named as typed), then every value on a copy (named as
+// Redis spells the parameter); the copy replaces the config only if all
+// parsed, so a failed CONFIG SET changes nothing.
 void config_set(CommandContext& ctx) {
   auto argv = ctx.argv;
-  for (std::size_t j = 2; j < argv.size(); j += 2) {  // validate all first: all or nothing
+  std::vector<const Param*> chosen;
+  for (std::size_t j = 2; j < argv.size(); j += 2) {
     const Param* p = find_param(argv[j]);
     if (p == nullptr) {
       return ctx.reply.error("ERR Unknown option or number of arguments for CONFIG SET - '" + std::string(argv[j]) + "'");
     }
-    ServerConfig probe = ctx.server.config();
-    if (p->set == nullptr || !p->set(probe, argv[j + 1])) {
-      std::string why = p->set == nullptr ? "can't set immutable config" : "argument couldn't be parsed or is out of range";
-      return ctx.reply.error("ERR CONFIG SET failed (possibly related to argument '" + std::string(argv[j]) + "') - " + why);
+    if (p->set == nullptr) return config_set_failed(ctx, argv[j], "can't set immutable config");
+    if (std::find(chosen.begin(), chosen.end(), p) != chosen.end()) {
+      return config_set_failed(ctx, argv[j], "duplicate parameter");
     }
+    chosen.push_back(p);
   }
-  for (std::size_t j = 2; j < argv.size(); j += 2) find_param(argv[j])->set(ctx.server.config(), argv[j + 1]);
+  ServerConfig changed = ctx.server.config();
+  for (std::size_t i = 0; i < chosen.size(); ++i) {
+    std::string why = chosen[i]->set(changed, argv[2 + 2 * i + 1]);
+    if (!why.empty()) return config_set_failed(ctx, chosen[i]->name, why);
+  }
+  ctx.server.config() = std::move(changed);
   ctx.reply.ok();
 }
 

@@ -123,31 +123,36 @@ void append_client_line(std::string& out, const ServerState& server, const Clien
   out += " user=default redir=-1 resp=2\n";
 }
 
+bool known_client_type(std::string_view type) noexcept {
+  for (std::string_view t : {"normal", "master", "replica", "slave", "pubsub"}) {
+    if (equals_ci(type, t)) return true;
+  }
+  return false;
+}
+
+// CLIENT LIST [TYPE type | ID id [id ...]]: one filter, as Redis 7.0 parses it.
+// Every client here is a normal one. Ids are looked up in the order given, once
+// per mention; a well-formed id that names no client (0, -1) lists nothing.
 void client_list(CommandContext& ctx) {
   auto argv = ctx.argv;
-  std::vector<std::uint64_t> ids;
-  for (std::size_t j = 2; j < argv.size(); ++j) {
-    if (equals_ci(argv[j], "type") && j + 1 < argv.size()) {
-      std::string_view type = argv[++j];
-      if (!equals_ci(type, "normal") && !equals_ci(type, "master") && !equals_ci(type, "replica") &&
-          !equals_ci(type, "slave") && !equals_ci(type, "pubsub")) {
-        return ctx.reply.error("ERR Unknown client type '" + std::string(type) + "'");
-      }
-      if (!equals_ci(type, "normal")) return ctx.reply.bulk("");
-    } else if (equals_ci(argv[j], "id") && j + 1 < argv.size()) {
-      for (++j; j < argv.size(); ++j) {
-        std::int64_t id = 0;
-        if (!detail::parse_i64(argv[j], id) || id <= 0) return ctx.reply.error("ERR Invalid client ID");
-        ids.push_back(static_cast<std::uint64_t>(id));
-      }
-    } else {
-      return ctx.reply.error(detail::err_syntax);
-    }
-  }
   std::string text;
-  ctx.server.clients().for_each([&](const ClientInfo& c) {
-    if (ids.empty() || std::find(ids.begin(), ids.end(), c.id) != ids.end()) append_client_line(text, ctx.server, c, ctx.now);
-  });
+  auto list = [&](const ClientInfo& c) { append_client_line(text, ctx.server, c, ctx.now); };
+  if (argv.size() == 4 && equals_ci(argv[2], "type")) {
+    if (!known_client_type(argv[3])) return ctx.reply.error("ERR Unknown client type '" + std::string(argv[3]) + "'");
+    if (equals_ci(argv[3], "normal")) ctx.server.clients().for_each(list);
+  } else if (argv.size() > 3 && equals_ci(argv[2], "id")) {
+    for (std::size_t j = 3; j < argv.size(); ++j) {
+      std::int64_t id = 0;
+      if (!detail::parse_i64(argv[j], id)) return ctx.reply.error("ERR Invalid client ID");
+      ctx.server.clients().for_each([&](const ClientInfo& c) {
+        if (static_cast<std::int64_t>(c.id) == id) list(c);
+      });
+    }
+  } else if (argv.size() != 2) {
+    return ctx.reply.error(detail::err_syntax);
+  } else {
+    ctx.server.clients().for_each(list);
+  }
   ctx.reply.bulk(text);
 }
 

@@ -120,17 +120,17 @@ void setrange(CommandContext& ctx) {
   ctx.reply.integer(static_cast<std::int64_t>(e->value.size()));
 }
 
-constexpr std::uint32_t w = cmd_write;
+constexpr std::uint32_t wm = cmd_write | cmd_denyoom;  // writes that may grow memory
 constexpr Command commands[] = {
-    {"incr", 2, w | cmd_fast, incr, 1, 1, 1, "string", "Increment the integer value of a key by one"},
-    {"decr", 2, w | cmd_fast, decr, 1, 1, 1, "string", "Decrement the integer value of a key by one"},
-    {"incrby", 3, w | cmd_fast, incrby, 1, 1, 1, "string", "Increment the integer value of a key by the given amount"},
-    {"decrby", 3, w | cmd_fast, decrby, 1, 1, 1, "string", "Decrement the integer value of a key by the given number"},
-    {"incrbyfloat", 3, w | cmd_fast, incrbyfloat, 1, 1, 1, "string", "Increment the float value of a key by the given amount"},
-    {"append", 3, w, append, 1, 1, 1, "string", "Append a value to a key"},
+    {"incr", 2, wm | cmd_fast, incr, 1, 1, 1, "string", "Increment the integer value of a key by one"},
+    {"decr", 2, wm | cmd_fast, decr, 1, 1, 1, "string", "Decrement the integer value of a key by one"},
+    {"incrby", 3, wm | cmd_fast, incrby, 1, 1, 1, "string", "Increment the integer value of a key by the given amount"},
+    {"decrby", 3, wm | cmd_fast, decrby, 1, 1, 1, "string", "Decrement the integer value of a key by the given number"},
+    {"incrbyfloat", 3, wm | cmd_fast, incrbyfloat, 1, 1, 1, "string", "Increment the float value of a key by the given amount"},
+    {"append", 3, wm, append, 1, 1, 1, "string", "Append a value to a key"},
     {"strlen", 2, cmd_readonly | cmd_fast, strlen_, 1, 1, 1, "string", "Get the length of the value stored in a key"},
     {"getrange", 4, cmd_readonly, getrange, 1, 1, 1, "string", "Get a substring of the string stored at a key"},
-    {"setrange", 4, w, setrange, 1, 1, 1, "string", "Overwrite part of a string at key starting at the specified offset"},
+    {"setrange", 4, wm, setrange, 1, 1, 1, "string", "Overwrite part of a string at key starting at the specified offset"},
 };
 
 }  // namespace

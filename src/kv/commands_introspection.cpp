@@ -15,9 +15,9 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
     std::uint32_t bit;
     std::string_view name;
   };
-  constexpr Name names[] = {{cmd_write, "write"},     {cmd_readonly, "readonly"}, {cmd_admin, "admin"},
-                            {cmd_no_auth, "no_auth"}, {cmd_loading, "loading"},   {cmd_stale, "stale"},
-                            {cmd_fast, "fast"}};
+  constexpr Name names[] = {{cmd_write, "write"}, {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
+                            {cmd_admin, "admin"}, {cmd_no_auth, "no_auth"},   {cmd_loading, "loading"},
+                            {cmd_stale, "stale"}, {cmd_fast, "fast"}};
   std::size_t n = 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
   ctx.reply.array(n);

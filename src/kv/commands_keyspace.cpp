@@ -1,8 +1,8 @@
 // Keyspace commands: DEL UNLINK EXISTS TYPE RENAME RENAMENX KEYS SCAN
 // RANDOMKEY DBSIZE FLUSHDB FLUSHALL.
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -57,17 +57,16 @@ void keys(CommandContext& ctx) {
   for (std::string_view key : found) ctx.reply.bulk(key);
 }
 
-// parseScanCursorOrReply: strtoul, so "+1" is accepted and "-1" wraps, as in Redis.
+// parseScanCursorOrReply: strtoul over the argument as a C string, so leading
+// zeros, "+1" and "" (0) are accepted, "-1" wraps, a NUL byte ends the cursor,
+// and only a leading space, trailing junk or overflow are refused. The copy
+// gives strtoull its terminator; a cursor of any length is read.
 bool parse_cursor(std::string_view text, std::uint64_t& cursor) {
-  char buf[32];
-  if (text.size() >= sizeof(buf)) return false;
-  std::memcpy(buf, text.data(), text.size());
-  buf[text.size()] = '\0';
+  const std::string buf(text);
   char* end = nullptr;
   errno = 0;
-  cursor = std::strtoull(buf, &end, 10);
-  bool space = text.empty() ? false : std::strchr(" \t\n\v\f\r", buf[0]) != nullptr;
-  return !space && *end == '\0' && errno != ERANGE && std::strlen(buf) == text.size();
+  cursor = std::strtoull(buf.c_str(), &end, 10);
+  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
 }
 
 struct ScanOptions {

@@ -62,7 +62,10 @@ void info_memory(CommandContext& ctx, std::string& out) {
   out += "# Memory\r\n";
   line(out, "used_memory", used);
   line(out, "used_memory_human", human_bytes(used));
-  line(out, "maxmemory", 0);
+  std::uint64_t max = ctx.server.config().maxmemory;
+  line(out, "maxmemory", max);
+  line(out, "maxmemory_human", human_bytes(max));
+  line(out, "maxmemory_policy", "noeviction");
   line(out, "mem_allocator", "libc");
 }
 

@@ -136,20 +136,21 @@ void mod(CommandContext& ctx) {
 void exist(CommandContext& ctx) { ctx.reply.integer(ctx.db().find(ctx.argv[1], ctx.now) != nullptr ? 1 : 0); }
 
 constexpr std::uint32_t w = cmd_write;
+constexpr std::uint32_t wm = cmd_write | cmd_denyoom;  // writes that may grow memory
 constexpr std::uint32_t r = cmd_readonly;
 constexpr Command commands[] = {
     {"get", 2, r | cmd_fast, get, 1, 1, 1, "string", "Get the value of a key"},
-    {"set", -3, w, set, 1, 1, 1, "string", "Set the string value of a key"},
-    {"setnx", 3, w | cmd_fast, setnx, 1, 1, 1, "string", "Set the value of a key, only if the key does not exist"},
-    {"setex", 4, w, setex, 1, 1, 1, "string", "Set the value and expiration of a key"},
-    {"psetex", 4, w, psetex, 1, 1, 1, "string", "Set the value and expiration in milliseconds of a key"},
-    {"getset", 3, w | cmd_fast, getset, 1, 1, 1, "string", "Set the string value of a key and return its old value"},
+    {"set", -3, wm, set, 1, 1, 1, "string", "Set the string value of a key"},
+    {"setnx", 3, wm | cmd_fast, setnx, 1, 1, 1, "string", "Set the value of a key, only if the key does not exist"},
+    {"setex", 4, wm, setex, 1, 1, 1, "string", "Set the value and expiration of a key"},
+    {"psetex", 4, wm, psetex, 1, 1, 1, "string", "Set the value and expiration in milliseconds of a key"},
+    {"getset", 3, wm | cmd_fast, getset, 1, 1, 1, "string", "Set the string value of a key and return its old value"},
     {"getdel", 2, w | cmd_fast, getdel, 1, 1, 1, "string", "Get the value of a key and delete the key"},
     {"getex", -2, w | cmd_fast, getex, 1, 1, 1, "string", "Get the value of a key and optionally set its expiration"},
     {"mget", -2, r | cmd_fast, mget, 1, -1, 1, "string", "Get the values of all the given keys"},
-    {"mset", -3, w, mset, 1, -1, 2, "string", "Set multiple keys to multiple values"},
-    {"msetnx", -3, w, msetnx, 1, -1, 2, "string", "Set multiple keys to multiple values, only if none of the keys exist"},
-    {"mod", 3, w | cmd_fast, mod, 1, 1, 1, "string", "Update the value of an existing key only (duet)"},
+    {"mset", -3, wm, mset, 1, -1, 2, "string", "Set multiple keys to multiple values"},
+    {"msetnx", -3, wm, msetnx, 1, -1, 2, "string", "Set multiple keys to multiple values, only if none of the keys exist"},
+    {"mod", 3, wm | cmd_fast, mod, 1, 1, 1, "string", "Update the value of an existing key only (duet)"},
     {"exist", 2, r | cmd_fast, exist, 1, 1, 1, "keyspace", "Determine if one key exists: 1 or 0 (duet)"},
 };
 

@@ -15,23 +15,6 @@ bool parse_uint(std::string_view text, std::uint64_t min, std::uint64_t max, std
   return out >= min && out <= max;
 }
 
-// Accepts a byte count with an optional k/kb/m/mb/g/gb suffix (Redis's memtoull).
-bool parse_bytes(std::string_view text, std::uint64_t& out) {
-  std::uint64_t mul = 1;
-  auto ends = [&](std::string_view s) {
-    return text.size() > s.size() && text.substr(text.size() - s.size()) == s;
-  };
-  for (auto [suffix, m] : {std::pair{"kb", 1024ull}, {"mb", 1024ull << 10}, {"gb", 1024ull << 20},
-                           {"k", 1000ull}, {"m", 1000000ull}, {"g", 1000000000ull}}) {
-    if (ends(suffix)) {
-      mul = m;
-      text.remove_suffix(std::string_view(suffix).size());
-      break;
-    }
-  }
-  return parse_uint(text, 1, UINT64_MAX / mul, out) && (out *= mul, true);
-}
-
 using Setter = std::function<bool(ServerOptions&, std::string_view)>;
 
 struct Flag {
@@ -63,7 +46,7 @@ const Flag flags[] = {
     {"proto-max-bulk-len", "a size >= 1mb, e.g. 536870912 or 512mb",
      [](ServerOptions& o, std::string_view v) {
        std::uint64_t n = 0;
-       return parse_bytes(v, n) && n >= 1024 * 1024 && (o.config.proto_max_bulk_len = n, true);
+       return detail::parse_memory(v, n) && n >= 1024 * 1024 && (o.config.proto_max_bulk_len = n, true);
      }},
     {"loglevel", "debug, verbose, notice or warning",
      [](ServerOptions& o, std::string_view v) {
@@ -89,7 +72,14 @@ const Flag flags[] = {
     {"auto-aof-rewrite-min-size", "a size, e.g. 64mb",
      [](ServerOptions& o, std::string_view v) {
        std::uint64_t n = 0;
-       return parse_bytes(v, n) && (o.config.auto_aof_rewrite_min_size = n, true);
+       return detail::parse_memory(v, n) && (o.config.auto_aof_rewrite_min_size = n, true);
+     }},
+    {"maxmemory", "a memory value, e.g. 100mb (0: no limit)",
+     [](ServerOptions& o, std::string_view v) { return detail::parse_memory(v, o.config.maxmemory); }},
+    {"timeout", "seconds 0..2147483647 (0: idle clients are never closed)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 0, INT32_MAX, n) && (o.config.timeout = static_cast<std::int64_t>(n), true);
      }},
     {"hz", "an integer 1..500 (active expiry cycles per second)",
      [](ServerOptions& o, std::string_view v) {
@@ -144,7 +134,11 @@ std::string usage(std::string_view program) {
       "  --requirepass PASS       require AUTH PASS before other commands\n"
       "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"
       "  --loglevel LEVEL         debug, verbose, notice (default) or warning\n"
-      "  --hz N                   active expiry cycles per second (default 10)\n"
+      "  --hz N                   server cron runs per second: active expiry, idle\n"
+      "                           clients (default 10)\n"
+      "  --maxmemory BYTES        past it, writes that may grow memory get OOM\n"
+      "                           (policy noeviction; default 0: no limit)\n"
+      "  --timeout SECONDS        close clients idle longer than this (default 0: never)\n"
       "  --appendonly yes|no      log every write to <dir>/appendonly.aof and replay\n"
       "                           it at start (default no)\n"
       "  --appendfsync POLICY     always (reply after fsync), everysec (default) or no\n"

@@ -60,6 +60,9 @@ ServerRuntime::ServerRuntime(ServerOptions options)
     : options_(std::move(options)), state_(options_.config), log_(state_.config()) {
   state_.set_socket_namer(
       [](int fd, bool peer) { return (peer ? peer_address_of(fd) : local_address_of(fd)).to_string(); });
+  // CONFIG SET timeout: shutting the socket down ends the idle connection's
+  // pending recv with EOF on either backend, so its driver loop closes it.
+  state_.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
@@ -175,7 +178,9 @@ void ServerRuntime::start_aof(EventLoop& loop) {
 bool ServerRuntime::tick() {
   // Budget: up to 10k volatile keys per tick (100k/s at hz 10), like Redis's
   // "fast" effort; the cycle is O(budget) so it never stalls the loop.
-  state_.store().active_expire_cycle(state_.now_ms(), 10'000);
+  const std::int64_t now = state_.now_ms();
+  state_.store().active_expire_cycle(now, 10'000);
+  state_.close_idle_clients(now);
   if (aof_) aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || state_.shutdown_requested();
 }

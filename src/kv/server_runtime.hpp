@@ -17,8 +17,10 @@
 // - on_accept_error() handles accept failures without spinning: on EMFILE/ENFILE
 //   it frees a reserved fd to accept and close the pending connection (so the
 //   client is told rather than left hanging) and asks for a short back-off.
-// - tick() is the timer body: one active-expiry cycle; returns true once a
-//   signal or SHUTDOWN asked the server to stop. Call it every tick_interval().
+// - tick() is the timer body: one active-expiry cycle and the idle-client
+//   check (CONFIG SET timeout); returns true once a signal or SHUTDOWN asked
+//   the server to stop. Call it every tick_interval() (1000 / hz ms, read
+//   anew each time, so CONFIG SET hz changes the rate from the next sleep).
 // - The server's thread only, except the signal handler (an atomic store).
 //
 //   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {

@@ -11,6 +11,21 @@ std::int64_t ServerState::system_now_ms() noexcept {
   return duration_cast<milliseconds>(system_clock::now().time_since_epoch()).count();
 }
 
+// Redis's clientsCronHandleTimeout: idle means `now - lastinteraction >
+// maxidletime` in whole seconds. One pass per second is enough at that
+// resolution and keeps a high hz from walking every client hundreds of times a
+// second.
+void ServerState::close_idle_clients(std::int64_t now_ms) {
+  const std::int64_t now_s = now_ms / 1000;
+  if (config_.timeout <= 0 || now_s == idle_check_s_) return;
+  idle_check_s_ = now_s;
+  clients_.for_each([&](ClientInfo& c) {
+    if (c.close_after_reply || now_s - c.last_active_ms / 1000 <= config_.timeout) return;
+    c.close_after_reply = true;  // its session runs no more commands
+    if (client_closer_ != nullptr && c.fd >= 0) client_closer_(c.fd);
+  });
+}
+
 void ServerState::request_shutdown() {
   shutdown_ = true;
   if (shutdown_hook_) shutdown_hook_();

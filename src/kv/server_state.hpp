@@ -5,6 +5,13 @@
 //   INFO, the client registry and the clock. Sessions hold a reference; the
 //   state must outlive every Session created on it.
 // - The clock is unix time in ms; tests replace it with set_clock().
+// - maxmemory (policy noeviction, the only one): over_maxmemory() says when
+//   the store's used memory exceeds it; the Session then refuses commands that
+//   may grow memory with Redis's OOM error.
+// - timeout: close_idle_clients(now), called from the server's cron, marks
+//   every client idle longer than `timeout` seconds as closing and hands its
+//   fd to the closer the server's edge installed (which shuts the socket down,
+//   so the driver's pending recv ends); tests install a recorder.
 // - request_shutdown() (SHUTDOWN) sets a flag and calls the hook a driver
 //   installed to wake its accept loop. Drivers read the flag; nothing here does I/O.
 // - One thread: the event loop that runs the sessions.
@@ -36,7 +43,9 @@ struct ServerConfig {
   std::string loglevel = "notice";
   std::size_t client_output_limit = 64ull * 1024 * 1024;    // stop reading past this
   std::size_t client_query_limit = 1024ull * 1024 * 1024;   // client-query-buffer-limit
-  int hz = 10;                                              // active expiry cycles per second
+  int hz = 10;                                              // server cron runs per second, 1..500
+  std::int64_t timeout = 0;                                 // close clients idle this many seconds (0: never)
+  std::uint64_t maxmemory = 0;                              // past it, cmd_denyoom commands get OOM (0: no limit)
   // Persistence (issue 7, src/kv/aof): --appendonly, --appendfsync, --dir.
   bool appendonly = false;
   std::string appendfsync = "everysec";                     // always | everysec | no
@@ -89,6 +98,14 @@ class ServerState {
     return socket_namer_ != nullptr && fd >= 0 ? socket_namer_(fd, peer) : std::string();
   }
 
+  [[nodiscard]] bool over_maxmemory() const noexcept {
+    return config_.maxmemory != 0 && store_.used_memory() > config_.maxmemory;
+  }
+
+  using ClientCloser = void (*)(int fd);
+  void set_client_closer(ClientCloser closer) noexcept { client_closer_ = closer; }
+  void close_idle_clients(std::int64_t now_ms);
+
   // Write propagation (the AOF): Session calls it around every cmd_write command.
   [[nodiscard]] WriteObserver* write_observer() const noexcept { return write_observer_; }
   void set_write_observer(WriteObserver* observer) noexcept { write_observer_ = observer; }
@@ -102,6 +119,8 @@ class ServerState {
   std::function<void()> shutdown_hook_;
   WriteObserver* write_observer_ = nullptr;
   SocketNamer socket_namer_ = nullptr;
+  ClientCloser client_closer_ = nullptr;
+  std::int64_t idle_check_s_ = 0;  // the second of the last idle-client pass
   std::int64_t start_ms_;
   bool shutdown_ = false;
 };

@@ -1,7 +1,7 @@
 // Session: drives RespParser over the input buffer and runs each complete
 // command against the shared ServerState, the way Redis's processInputBuffer +
 // processCommand do, minus the socket. The checks before a handler runs follow
-// processCommand's order: unknown command, arity, authentication.
+// processCommand's order: unknown command, arity, authentication, maxmemory.
 #include "kv/session.hpp"
 
 #include <array>
@@ -97,6 +97,9 @@ void Session::process() {
 std::size_t Session::run_commands(std::string_view input) {
   const std::int64_t now = server_.now_ms();
   const ServerConfig& config = server_.config();
+  // Every read counts as activity, a partial command too, as Redis's
+  // lastinteraction does: CLIENT LIST's idle= and the `timeout` check read it.
+  client_.last_active_ms = now;
   std::size_t used = 0;
   std::size_t prefetched_to = 0;  // input up to here has had its keys prefetched
   while (!closing() && used < input.size()) {
@@ -157,8 +160,11 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     ctx.reply.error("NOAUTH Authentication required.");
     return;
   }
+  if ((cmd->flags & cmd_denyoom) != 0 && server_.over_maxmemory()) {  // noeviction: nothing to free
+    ctx.reply.error("OOM command not allowed when used memory > 'maxmemory'.");
+    return;
+  }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
-  client_.last_active_ms = now;
   WriteObserver* observer = (cmd->flags & cmd_write) != 0 ? server_.write_observer() : nullptr;
   const std::size_t reply_start = out_.size();
   if (observer != nullptr) observer->before_write(*cmd, ctx);

@@ -63,6 +63,27 @@ SCRIPTS = [
      ["EXISTS", ""], ["STRLEN", ""], ["APPEND", "", "x"], ["GETRANGE", "", "-1", "-1"], ["DEL", ""],
      ["SETEX", "s", "9223372036854775807", "v"], ["PSETEX", "s", "9223372036854775807", "v"], ["GETEX", "k", "PXAT", "0"],
      ["SET", "n", "00"], ["INCR", "n"], ["SET", "n", "18446744073709551615"], ["INCR", "n"], ["SET", "n", "+1"], ["INCR", "n"]],
+    # Issue 11 item 8: CONFIG SET rules and the run-time parameters, CLIENT LIST
+    # filters, SCAN cursors. The last commands put the settings back.
+    [["CONFIG", "SET", "loglevel", "notice", "loglevel", "warning"], ["CONFIG", "GET", "loglevel"],
+     ["CONFIG", "SET", "loglevel", "warning", "LOGLEVEL", "debug"], ["CONFIG", "SET", "LOGLEVEL", "bogus"],
+     ["CONFIG", "SET", "loglevel", "bogus", "nope", "1"], ["CONFIG", "SET", "hz", "0"], ["CONFIG", "GET", "hz"],
+     ["CONFIG", "SET", "hz", "1000"], ["CONFIG", "GET", "hz"], ["CONFIG", "SET", "hz", "-1"], ["CONFIG", "SET", "hz", "1.5"],
+     ["CONFIG", "SET", "timeout", "30"], ["CONFIG", "GET", "timeout"], ["CONFIG", "SET", "timeout", "2147483648"],
+     ["CONFIG", "SET", "timeout", "+5"], ["CONFIG", "SET", "maxmemory", "100mb"], ["CONFIG", "GET", "maxmemory"],
+     ["CONFIG", "SET", "maxmemory", "1.5"], ["CONFIG", "SET", "maxmemory", "-1"], ["CONFIG", "SET", "maxmemory", "01Kb"],
+     ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "18446744073709551616"], ["CONFIG", "GET", "maxmemory"],
+     ["CONFIG", "SET", "maxmemory", ""], ["CONFIG", "GET", "maxmemory"], ["CONFIG", "SET", "maxmemory", "1"],
+     ["SET", "k", "v"], ["INCR", "n"], ["GET", "k"], ["DEL", "k"], ["CONFIG", "SET", "maxmemory", "0"], ["SET", "k", "v"],
+     ["CONFIG", "GET", "maxmemory-policy"], ["CONFIG", "SET", "maxmemory-policy", "noeviction"],
+     ["CONFIG", "SET", "maxmemory-policy", "bogus"], ["CONFIG", "SET", "maxclients", "0"],
+     ["CONFIG", "SET", "appendfsync", "x"], ["CONFIG", "SET", "appendonly", "maybe"],
+     ["CLIENT", "LIST", "TYPE", "normal", "ID", "999999"], ["CLIENT", "LIST", "ID", "999999", "TYPE", "normal"],
+     ["CLIENT", "LIST", "ID", "0"], ["CLIENT", "LIST", "ID", "-1"], ["CLIENT", "LIST", "ID", "01"], ["CLIENT", "LIST", "ID"],
+     ["CLIENT", "LIST", "TYPE"], ["CLIENT", "LIST", "TYPE", "master"], ["CLIENT", "LIST", "TYPE", "normal", "TYPE", "normal"],
+     ["SCAN", "0" * 32], ["SCAN", "0" * 300], ["SCAN", "-0"], ["SCAN", ""], ["SCAN", "0\0x"], ["SCAN", "\0x"], ["SCAN", "\t0"],
+     ["SCAN", "+"], ["SCAN", "-18446744073709551616"], ["SCAN", "0" * 300 + "18446744073709551615"],
+     ["CONFIG", "SET", "hz", "10", "timeout", "0", "maxmemory", "0", "loglevel", "notice"]],
 ]
 
 

@@ -259,3 +259,55 @@ TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e
   Client fresh(server.port());
   CHECK(fresh.call(resp({"PING"}), 7) == "+PONG\r\n");
 }
+
+TEST_CASE("CONFIG SET timeout closes idle connections and spares active ones", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client active(server.port());
+  Client idle(server.port());
+  CHECK(idle.call(resp({"PING"}), 7) == "+PONG\r\n");
+  CHECK(active.call(resp({"CONFIG", "SET", "timeout", "1"}), 5) == "+OK\r\n");
+  // Idle means more than 1 s in whole seconds: the close comes 1 to 3 s from now.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(8);
+  while (!idle.closed() && std::chrono::steady_clock::now() < deadline) {
+    CHECK(active.call(resp({"PING"}), 7) == "+PONG\r\n");
+    CHECK(idle.read_available(200).empty());
+  }
+  CHECK(idle.closed());
+  CHECK(active.call(resp({"PING"}), 7) == "+PONG\r\n");
+}
+
+TEST_CASE("CONFIG SET hz changes how often the server's cron runs", "[kv][e2e]") {
+  using std::chrono::milliseconds;
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client c(server.port());
+  CHECK(c.call(resp({"CONFIG", "SET", "hz", "1"}), 5) == "+OK\r\n");
+  std::this_thread::sleep_for(milliseconds(150));  // the sleep begun at hz 10 ends; the next lasts 1 s
+  CHECK(c.call(resp({"SET", "k", "v", "PX", "1"}), 5) == "+OK\r\n");
+  // Only a cron run removes the untouched key (DBSIZE does not touch it). At
+  // hz 10 that takes at most ~100 ms; at hz 1 the next run is ~850 ms away.
+  // A stalled machine only makes the wait longer, never shorter.
+  const auto start = std::chrono::steady_clock::now();
+  while (c.call(resp({"DBSIZE"}), 4) == ":1\r\n" && std::chrono::steady_clock::now() - start < milliseconds(5000)) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(waited > milliseconds(400));
+  CHECK(waited < milliseconds(5000));
+  const std::string hz_1 = "*2\r\n$2\r\nhz\r\n$1\r\n1\r\n";
+  CHECK(c.call(resp({"CONFIG", "GET", "hz"}), hz_1.size()) == hz_1);
+}
+
+TEST_CASE("--maxmemory and --timeout set the limits from the start", "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend, {"--maxmemory", "1kb", "--timeout", "7"});
+  Client c(server.port());
+  const std::string oom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
+  CHECK(c.call(resp({"SET", "k", "v"}), oom.size()) == oom);
+  const std::string limits = "*4\r\n$9\r\nmaxmemory\r\n$4\r\n1024\r\n$7\r\ntimeout\r\n$1\r\n7\r\n";
+  CHECK(c.call(resp({"CONFIG", "GET", "maxmemory", "timeout"}), limits.size()) == limits);
+}

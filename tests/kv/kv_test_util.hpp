@@ -1,6 +1,7 @@
 // Helpers for the KV tests: encode commands as RESP, run them through a Session.
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -33,5 +34,14 @@ inline std::string talk(duet::kv::Session& s, std::string_view bytes) {
 inline std::string run(duet::kv::Session& s, std::initializer_list<std::string_view> args) {
   return talk(s, resp(args));
 }
+
+// A server state on a test clock (tests move `now`) with one session on it.
+struct SessionFixture {
+  std::int64_t now = 1'700'000'000'000;
+  duet::kv::ServerState state;
+  duet::kv::Session session{state};
+  SessionFixture() { state.set_clock([this] { return now; }); }
+  std::string cmd(std::initializer_list<std::string_view> args) { return run(session, args); }
+};
 
 }  // namespace kvtest

@@ -7,19 +7,11 @@
 #include "kv/session.hpp"
 #include "kv_test_util.hpp"
 
-using duet::kv::ServerState;
-using duet::kv::Session;
 using kvtest::run;
 
 namespace {
 
-struct Fixture {
-  std::int64_t now = 1'700'000'000'000;
-  ServerState state;
-  Session session{state};
-  Fixture() { state.set_clock([this] { return now; }); }
-  std::string cmd(std::initializer_list<std::string_view> args) { return run(session, args); }
-};
+using Fixture = kvtest::SessionFixture;
 
 // Parses a flat RESP array of bulk strings (enough for KEYS and SCAN's keys).
 std::set<std::string> bulk_set(std::string_view r) {
@@ -97,6 +89,23 @@ TEST_CASE("SCAN visits every key exactly once across calls, with MATCH and COUNT
   CHECK(f.cmd({"SCAN", "0", "COUNT", "0"}) == "-ERR syntax error\r\n");
   CHECK(f.cmd({"SCAN", "0", "MATCH"}) == "-ERR syntax error\r\n");
   CHECK(f.cmd({"SCAN", "0", "MATCH", "k42", "COUNT", "1000"}) == "*2\r\n$1\r\n0\r\n*1\r\n$3\r\nk42\r\n");
+}
+
+TEST_CASE("SCAN reads its cursor as Redis's strtoul does: zeros, a sign, no spaces, no overflow", "[kv][keys]") {
+  Fixture f;
+  CHECK(f.cmd({"SET", "a", "1"}) == "+OK\r\n");
+  const std::string from_start = "*2\r\n$1\r\n0\r\n*1\r\n$1\r\na\r\n";
+  for (std::string cursor : {std::string(32, '0'), std::string(300, '0'), std::string("+0"), std::string("-0"),
+                             std::string(), std::string("0\0x", 3), std::string("\0x", 2)}) {
+    INFO("cursor '" << cursor << "'");
+    CHECK(f.cmd({"SCAN", cursor}) == from_start);
+  }
+  CHECK(f.cmd({"SCAN", std::string(300, '0') + "18446744073709551615"}) == "*2\r\n$1\r\n0\r\n*0\r\n");
+  CHECK(f.cmd({"SCAN", "-1"}) == "*2\r\n$1\r\n0\r\n*0\r\n");  // wraps to the largest cursor
+  for (std::string_view bad : {" 0", "\t0", "0 ", "0x1", "1e2", "18446744073709551616", "-18446744073709551616", "+"}) {
+    INFO("cursor '" << bad << "'");
+    CHECK(f.cmd({"SCAN", bad}) == "-ERR invalid cursor\r\n");
+  }
 }
 
 TEST_CASE("RANDOMKEY returns an existing key, or null on an empty database", "[kv][keys]") {

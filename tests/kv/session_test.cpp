@@ -13,17 +13,7 @@ using duet::kv::Session;
 using kvtest::talk;
 using kvtest::run;
 
-namespace {
-
-struct Fixture {
-  std::int64_t now = 1'700'000'000'000;
-  ServerState state;
-  Session session{state};
-  Fixture() { state.set_clock([this] { return now; }); }
-  std::string cmd(std::initializer_list<std::string_view> args) { return run(session, args); }
-};
-
-}  // namespace
+using Fixture = kvtest::SessionFixture;
 
 TEST_CASE("PING, ECHO and QUIT answer like Redis; QUIT closes after the reply", "[kv][session]") {
   Fixture f;
@@ -222,37 +212,6 @@ TEST_CASE("SELECT isolates databases; FLUSHDB clears one, FLUSHALL all", "[kv][s
   CHECK(f.cmd({"GET", "k"}) == "$1\r\n0\r\n");
   CHECK(f.cmd({"FLUSHALL", "SYNC"}) == "+OK\r\n");
   CHECK(f.cmd({"DBSIZE"}) == ":0\r\n");
-}
-
-TEST_CASE("CLIENT ID, SETNAME, GETNAME and LIST", "[kv][session]") {
-  Fixture f;
-  CHECK(f.cmd({"CLIENT", "GETNAME"}) == "$-1\r\n");
-  CHECK(f.cmd({"CLIENT", "SETNAME", "a b"}) ==
-        "-ERR Client names cannot contain spaces, newlines or special characters.\r\n");
-  CHECK(f.cmd({"CLIENT", "SETNAME", "app"}) == "+OK\r\n");
-  CHECK(f.cmd({"CLIENT", "GETNAME"}) == "$3\r\napp\r\n");
-  CHECK(f.cmd({"CLIENT", "ID", "x"}) == "-ERR wrong number of arguments for 'client|id' command\r\n");
-  CHECK(f.cmd({"CLIENT", "foo"}) == "-ERR unknown subcommand 'foo'. Try CLIENT HELP.\r\n");
-  Session other(f.state);
-  std::string list = f.cmd({"CLIENT", "LIST"});
-  CHECK(list.find("id=1 ") != std::string::npos);
-  CHECK(list.find("name=app") != std::string::npos);
-  CHECK(list.find("id=2 ") != std::string::npos);
-  CHECK(f.cmd({"CLIENT", "ID"}) == ":1\r\n");
-}
-
-TEST_CASE("CONFIG GET and SET the server's parameters", "[kv][session]") {
-  Fixture f;
-  CHECK(f.cmd({"CONFIG", "GET", "save"}) == "*2\r\n$4\r\nsave\r\n$0\r\n\r\n");
-  CHECK(f.cmd({"CONFIG", "GET", "appendonly"}) == "*2\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
-  CHECK(f.cmd({"CONFIG", "GET", "maxclients"}) == "*2\r\n$10\r\nmaxclients\r\n$5\r\n10000\r\n");
-  CHECK(f.cmd({"CONFIG", "GET"}) == "-ERR wrong number of arguments for 'config|get' command\r\n");
-  CHECK(f.cmd({"CONFIG", "foo"}) == "-ERR unknown subcommand 'foo'. Try CONFIG HELP.\r\n");
-  CHECK(f.cmd({"CONFIG", "SET", "foo", "bar"}) ==
-        "-ERR Unknown option or number of arguments for CONFIG SET - 'foo'\r\n");
-  CHECK(f.cmd({"CONFIG", "SET", "maxclients", "5"}) == "+OK\r\n");
-  CHECK(f.state.config().maxclients == 5);
-  CHECK(f.cmd({"CONFIG", "SET", "port", "1"}).rfind("-ERR CONFIG SET failed (possibly related to argument 'port')", 0) == 0);
 }
 
 TEST_CASE("INFO reports the sections redis tools read", "[kv][session]") {

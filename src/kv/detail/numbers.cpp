@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include <strings.h>
+
 namespace duet::kv::detail {
 
 bool parse_i64(std::string_view text, std::int64_t& value) noexcept {
@@ -39,6 +41,31 @@ bool parse_i64(std::string_view text, std::int64_t& value) noexcept {
     if (v > static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max())) return false;
     value = static_cast<std::int64_t>(v);
   }
+  return true;
+}
+
+bool parse_memory(std::string_view text, std::uint64_t& value) noexcept {
+  struct Unit {
+    std::string_view suffix;
+    std::uint64_t mul;
+  };
+  constexpr Unit units[] = {{"", 1},        {"b", 1},        {"k", 1000},       {"kb", 1024},
+                            {"m", 1000000}, {"mb", 1 << 20}, {"g", 1000000000}, {"gb", 1 << 30}};
+  text = text.substr(0, text.find('\0'));  // memtoull reads a C string
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  const std::string_view suffix = text.substr(digits);
+  const Unit* unit = nullptr;
+  for (const Unit& u : units) {
+    if (suffix.size() == u.suffix.size() && strncasecmp(suffix.data(), u.suffix.data(), suffix.size()) == 0) unit = &u;
+  }
+  if (unit == nullptr || digits >= 128) return false;
+  std::uint64_t v = 0;
+  for (std::size_t i = 0; i < digits; ++i) {
+    std::uint64_t digit = static_cast<std::uint64_t>(text[i] - '0');
+    v = v > (UINT64_MAX - digit) / 10 ? UINT64_MAX : v * 10 + digit;  // strtoull saturates
+  }
+  value = v * unit->mul;  // and Redis multiplies without a check
   return true;
 }
 

@@ -4,6 +4,10 @@
 // - parse_i64 accepts exactly what Redis's string2ll accepts: an optional '-',
 //   no '+', no leading zeros (except "0"), no spaces, no "-0", at most 20 chars,
 //   no overflow. Protocol lengths and integer arguments both use it.
+// - parse_memory follows memtoull (CONFIG SET of memory values): digits and an
+//   optional b/k/kb/m/mb/g/gb suffix in any case; stops at a NUL byte; ""
+//   and a bare suffix are 0; overflow saturates, then wraps with the unit, as
+//   Redis's does.
 // - parse_long_double follows string2ld (strtold, no spaces, no nan, the whole
 //   string consumed); format_long_double follows ld2string's LD_STR_HUMAN mode
 //   (INCRBYFLOAT replies: "%.17Lf" with trailing zeros and dot removed).
@@ -20,6 +24,7 @@
 namespace duet::kv::detail {
 
 [[nodiscard]] bool parse_i64(std::string_view text, std::int64_t& value) noexcept;
+[[nodiscard]] bool parse_memory(std::string_view text, std::uint64_t& value) noexcept;
 [[nodiscard]] bool parse_long_double(std::string_view text, long double& value) noexcept;
 // Appends the human form of `value` to `out`; false for inf/nan (not written).
 bool format_long_double(long double value, std::string& out);
