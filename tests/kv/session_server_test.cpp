@@ -216,3 +216,19 @@ TEST_CASE("a client sending one long command in pieces is not idle", "[kv][sessi
   CHECK(closed_fds.empty());
   CHECK(kvtest::talk(uploader, std::string_view(command).substr(3000)) == "+OK\r\n");
 }
+
+// Redis's writeToClient updates lastinteraction too: sending replies is activity.
+TEST_CASE("a client whose replies took longer than timeout to send is not idle", "[kv][session]") {
+  Fixture f;
+  closed_fds.clear();
+  f.state.set_client_closer([](int fd) { closed_fds.push_back(fd); });
+  Session reader(f.state, 9);
+  CHECK(f.cmd({"CONFIG", "SET", "timeout", "2"}) == "+OK\r\n");
+  reader.feed(kvtest::resp({"PING"}));
+  CHECK(reader.output() == "+PONG\r\n");
+  f.now += 3000;  // the client read its reply slowly: the send took 3 s
+  reader.consume_output(reader.output().size());
+  f.state.close_idle_clients(f.now);
+  CHECK(closed_fds.empty());
+  CHECK_FALSE(reader.closing());
+}
