@@ -279,6 +279,13 @@ bool UringPoller::setup_buffer_ring() noexcept {
 
 // Turns a recv_pooled CQE into the op's result. False: the op starved (no
 // buffer was free) and waits in starved_ instead of finishing.
+//
+// An -ENOBUFS on an op whose owner asked for a cancel finishes it with
+// -ECANCELED instead. The kernel fails a buffer-select recv at issue when the
+// ring is empty, so a cancel submitted with it (or after it) finds nothing to
+// cancel: requeued as starved, the op would outlive the cancel (a second
+// cancel() returns early on cancel_requested_) and abandon() would return
+// while the op is still linked in starved_ (use-after-free once it dies).
 bool UringPoller::settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noexcept {
   RecvBufferPool& pool = *recv_pool_if_made();
   if (ring_kind_ == BufferRing::provided) {
@@ -292,7 +299,9 @@ bool UringPoller::settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noe
         release_recv_buffer(id);
       }
     }
-    if (res == -ENOBUFS) {
+    if (res == -ENOBUFS && op.cancel_requested_) {
+      res = -ECANCELED;
+    } else if (res == -ENOBUFS) {
       op.state_ = OpState::waiting;
       starved_.push_back(op);
       return false;
