@@ -16,6 +16,11 @@
 // per direction, whether its last syscall hit EAGAIN with no edge since: then a
 // new op parks at once instead of making a syscall bound to fail.
 //
+// Poll ops (OpKind::poll) wait apart, in a third queue: one may ask for both
+// directions, so any edge retries each of them, and each asks poll(2) for its
+// own flags. poll(2) drains nothing and tells the truth, so a poll op always
+// makes its syscall and leaves the per-direction hints alone.
+//
 // Timers (sleep ops and per-op timeouts) live in a min-heap keyed by expires_;
 // the earliest one bounds the epoll_pwait2 timeout (nanosecond precision). An
 // expired per-op timeout unparks the op and completes it with -ETIMEDOUT.
@@ -54,8 +59,6 @@ bool waits_for_write(const IoOp& op) noexcept {
     case OpKind::send:
     case OpKind::connect:
       return true;
-    case OpKind::poll:
-      return (op.flags_ & POLLOUT) != 0 && (op.flags_ & POLLIN) == 0;
     default:
       return false;
   }
@@ -143,7 +146,7 @@ void EpollPoller::submit(IoOp& op) noexcept {
 // recv that would follow each send. Asio's reactor does the same.
 int EpollPoller::try_syscall(IoOp& op) noexcept {
   const auto fd = static_cast<std::size_t>(op.fd_);
-  if (op.fd_ >= 0 && fd < fds_.size() && fds_[fd].registered && !fds_[fd].hangup) {
+  if (op.kind_ != OpKind::poll && op.fd_ >= 0 && fd < fds_.size() && fds_[fd].registered && !fds_[fd].hangup) {
     const FdWaiters& w = fds_[fd];
     if (!(waits_for_write(op) ? w.writable : w.readable)) return -EAGAIN;
   }
@@ -157,7 +160,7 @@ int EpollPoller::try_syscall(IoOp& op) noexcept {
 // (r == 0: no edge will ever come again) and not for MSG_PEEK (drains nothing).
 void EpollPoller::note_result(const IoOp& op, int r) noexcept {
   const auto fd = static_cast<std::size_t>(op.fd_);
-  if (op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
+  if (op.kind_ == OpKind::poll || op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
   FdWaiters& w = fds_[fd];
   const bool transfer = op.kind_ == OpKind::recv || op.kind_ == OpKind::recv_pooled || op.kind_ == OpKind::send ||
                         op.kind_ == OpKind::read || op.kind_ == OpKind::write;
@@ -189,6 +192,7 @@ int EpollPoller::start(IoOp& op) noexcept {
 
 OpQueue& EpollPoller::queue_for(IoOp& op) noexcept {
   FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
+  if (op.kind_ == OpKind::poll) return w.pollers;
   return waits_for_write(op) ? w.writers : w.readers;
 }
 
@@ -215,6 +219,7 @@ void EpollPoller::park(IoOp& op) noexcept {
   }
   op.state_ = OpState::waiting;
   queue_for(op).push_back(op);
+  if (op.kind_ == OpKind::poll) return;
   FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
   (waits_for_write(op) ? w.writable : w.readable) = false;  // parked after an EAGAIN
 }
@@ -246,6 +251,21 @@ void EpollPoller::retry(OpQueue& waiters) noexcept {
   }
 }
 
+// Poll ops after an edge: each for its own flags, so one still waiting does
+// not hold back the next.
+void EpollPoller::retry_pollers(OpQueue& pollers) noexcept {
+  OpQueue still = std::move(pollers);
+  while (IoOp* op = still.pop_front()) {
+    const int r = attempt(*op, true);
+    if (r == -EAGAIN) {
+      pollers.push_back(*op);
+    } else {
+      timers_.remove(*op);
+      finish(*op, r);
+    }
+  }
+}
+
 void EpollPoller::dispatch(const epoll_event& event) noexcept {
   if (event.data.fd == wake_fd_.get()) {
     std::uint64_t count = 0;
@@ -265,6 +285,7 @@ void EpollPoller::dispatch(const epoll_event& event) noexcept {
     w.writable = true;
     retry(w.writers);
   }
+  if (!w.pollers.empty()) retry_pollers(w.pollers);
 }
 
 void EpollPoller::expire_timers(Clock::time_point now) noexcept {
@@ -352,7 +373,7 @@ void EpollPoller::wake() noexcept {
 void EpollPoller::forget_fd(int fd) noexcept {
   if (fd < 0 || static_cast<std::size_t>(fd) >= fds_.size()) return;
   FdWaiters& w = fds_[static_cast<std::size_t>(fd)];
-  for (OpQueue* q : {&w.readers, &w.writers}) {
+  for (OpQueue* q : {&w.readers, &w.writers, &w.pollers}) {
     while (IoOp* op = q->pop_front()) {  // a contract breach, but never leave an op hanging
       timers_.remove(*op);
       finish(*op, -EBADF);

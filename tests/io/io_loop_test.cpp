@@ -2,6 +2,7 @@
 // surface the stackful voice builds on. Every test runs on both backends.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -263,4 +264,44 @@ TEST_CASE("an io_uring ring set up without the newer flags works the same") {
   std::thread stopper([&] { loop.stop(); });
   loop.run();
   stopper.join();
+}
+
+// epoll parks ops per direction; a poll op for both must hear either edge, and
+// a read side known to be dry must not keep it from seeing that the fd is
+// writable (the hooked poll() of libpq or libcurl asks for both).
+TEST_CASE("a poll op for POLLIN and POLLOUT reports writability") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  RecordingOp poll;
+  poll.describe(OpKind::poll, pair.fds[0], nullptr, 0);
+  poll.flags_ = POLLIN | POLLOUT;
+  poll.timeout_ = 2s;
+  SECTION("on a writable socket whose read side has just been drained") {
+    char buf[8];
+    RecordingOp reader;  // parks, then a short read: the fd is known to be dry
+    reader.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
+    loop.submit(reader);
+    loop.run_once();
+    pair.write("x");
+    run_until(loop, reader);
+    REQUIRE(reader.res == 1);
+    loop.submit(poll);
+  }
+  SECTION("when the peer drains a full send buffer") {
+    std::vector<char> junk(1 << 16);
+    while (::send(pair.fds[0], junk.data(), junk.size(), 0) > 0) {
+    }
+    loop.submit(poll);
+    loop.run_once();
+    CHECK_FALSE(poll.done);
+    while (::recv(pair.fds[1], junk.data(), junk.size(), 0) > 0) {
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  run_until(loop, poll);
+  REQUIRE(poll.res > 0);
+  CHECK((poll.res & POLLOUT) != 0);
+  CHECK((poll.res & POLLIN) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
 }

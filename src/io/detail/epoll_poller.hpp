@@ -36,10 +36,12 @@ class EpollPoller final : public Poller {
   void release_recv_buffer(std::uint16_t id) noexcept override;
 
  private:
-  // The ops parked on one fd, by direction: a reader and a writer wait apart.
+  // The ops parked on one fd, by direction: a reader and a writer wait apart;
+  // poll ops, which may ask for both, wait in a queue of their own.
   struct FdWaiters {
     OpQueue readers;
     OpQueue writers;
+    OpQueue pollers;
     bool registered = false;
     // False after EAGAIN until epoll reports an edge for that direction: until
     // then a syscall would only fail again, so ops park without trying.
@@ -59,6 +61,7 @@ class EpollPoller final : public Poller {
   void park(IoOp& op) noexcept;
   void unpark(IoOp& op) noexcept;
   void retry(OpQueue& waiters) noexcept;
+  void retry_pollers(OpQueue& pollers) noexcept;
   void dispatch(const epoll_event& event) noexcept;
   void poll(Clock::time_point deadline);
   int wait_for_events(const timespec* wait) noexcept;
