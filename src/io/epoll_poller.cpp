@@ -210,7 +210,9 @@ void EpollPoller::park(IoOp& op) noexcept {
       socklen_t len = sizeof type;
       w.stream = ::getsockopt(op.fd_, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type == SOCK_STREAM;
     }
-    if (op.timeout_.count() > 0) {
+    // A recv_pooled that starved first keeps the timer it started then: its
+    // timeout counts from submission, as on io_uring.
+    if (op.timeout_.count() > 0 && !TimerHeap::contains(op)) {
       op.expires_ = Clock::now() + op.timeout_;
       timers_.push(op);
     }

@@ -257,6 +257,25 @@ TEST_CASE("a pooled recv stopped before its first turn while every buffer is len
   expect_a_free_buffer(loop);
 }
 
+TEST_CASE("a starved pooled recv's timeout counts from its submission, not from when a buffer came back") {
+  const Setup setup = GENERATE(from_range(every_setup));
+  INFO(setup.name);
+  EmptyPool pool(setup);
+  EventLoop& loop = pool.loop;
+  PooledRecv op(pool.quiet.fds[0]);
+  op.timeout_ = 300ms;
+  const auto start = std::chrono::steady_clock::now();
+  loop.submit(op);
+  while (std::chrono::steady_clock::now() - start < 200ms) loop.run_once(start + 200ms);
+  loop.release_recv_buffer(pool.holder.op.buffer_id_);  // nothing to read: the recv now waits on its fd
+  run_until(loop, op);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  CHECK(op.res == -ETIMEDOUT);
+  CHECK(waited >= 299ms);
+  CHECK(waited < 450ms);  // a timeout restarted by the buffer's return would end at 500 ms
+  expect_a_free_buffer(loop);
+}
+
 namespace {
 
 // Stops a stackless reader at once, while it waits in recv_pooled for a
