@@ -89,15 +89,18 @@ UringPoller::~UringPoller() {
   if (buf_ring_ != nullptr) ::munmap(buf_ring_, buf_ring_bytes(recv_pool_if_made()->count()));
 }
 
+// A linked pair must sit in the same submission, so room is made for both
+// first. A full SQ goes to the kernel at once, and its completions are reaped
+// right after: a burst larger than the rings then never overflows the CQ, and
+// a kernel that refuses SQEs (-EBUSY) while CQEs wait in its overflow list
+// gets CQ room to flush them into before we retry, instead of a spin. Reaped
+// results wait in completed_ for the turn's delivery, as any other.
 io_uring_sqe* UringPoller::next_sqe(unsigned needed) noexcept {
-  // A linked pair must sit in the same submission, so make room for both first.
-  if (io_uring_sq_space_left(&ring_) < needed) io_uring_submit(&ring_);
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  while (sqe == nullptr) {  // the kernel has not consumed the SQ yet
+  while (io_uring_sq_space_left(&ring_) < needed) {
     io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
+    reap();
   }
-  return sqe;
+  return io_uring_get_sqe(&ring_);
 }
 
 void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
@@ -200,6 +203,9 @@ void UringPoller::reap() noexcept {
 }
 
 std::size_t UringPoller::turn(Clock::time_point deadline) {
+  // Any reap may have taken the wake-up read's completion (abandon's, or
+  // next_sqe's): re-arm it before this turn can wait, or wake() goes unheard.
+  if (wake_op_.state_ == OpState::done) arm_wake();
   if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
   const auto now = Clock::now();
   if (has_finished() || deadline <= now) {
@@ -213,7 +219,6 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
   }
   reap();
-  if (wake_op_.state_ == OpState::done) arm_wake();
   return deliver();
 }
 

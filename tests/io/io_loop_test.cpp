@@ -53,6 +53,19 @@ void run_until(EventLoop& loop, const RecordingOp& op) {
   while (!op.done && std::chrono::steady_clock::now() < give_up) loop.run_once(give_up);
 }
 
+// A loop with a recv parked on a socket that has nothing to read.
+struct ParkedRecv {
+  EventLoop loop;
+  SocketPair pair;
+  char buf[8] = {};
+  RecordingOp op;
+  explicit ParkedRecv(Backend backend) : loop(backend) {
+    op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
+    loop.submit(op);
+    loop.run_once();
+  }
+};
+
 std::atomic<EventLoop*> signal_loop{nullptr};
 
 }  // namespace
@@ -74,17 +87,10 @@ TEST_CASE("a raw op completes through complete_ from run_once, never from submit
 }
 
 TEST_CASE("a cancelled raw op completes with ECANCELED") {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  EventLoop loop(backend);
-  SocketPair pair;
-  char buf[8];
-  RecordingOp op;
-  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
-  loop.submit(op);
-  loop.run_once();
-  loop.cancel(op);
-  run_until(loop, op);
-  CHECK(op.res == -ECANCELED);
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  parked.loop.cancel(parked.op);
+  run_until(parked.loop, parked.op);
+  CHECK(parked.op.res == -ECANCELED);
 }
 
 TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
@@ -103,14 +109,9 @@ TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
 }
 
 TEST_CASE("abandon returns only once the op is released and skips complete_") {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  EventLoop loop(backend);
-  SocketPair pair;
-  char buf[8];
-  RecordingOp op;
-  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
-  loop.submit(op);
-  loop.run_once();
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  EventLoop& loop = parked.loop;
+  RecordingOp& op = parked.op;
   CHECK(loop.abandon(op) == -ECANCELED);
   CHECK_FALSE(op.done);
   CHECK(loop.in_flight() == 0);
@@ -303,5 +304,35 @@ TEST_CASE("a poll op for POLLIN and POLLOUT reports writability") {
   REQUIRE(poll.res > 0);
   CHECK((poll.res & POLLOUT) != 0);
   CHECK((poll.res & POLLIN) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+// A full submission queue is handed to the kernel before the next SQE; the
+// loop reaps completions right then, so a burst that outruns the completion
+// ring never piles up in the kernel's overflow list (where a kernel that
+// answers -EBUSY to the next submission would make the retry spin forever).
+TEST_CASE("a burst of ops larger than both rings is delivered in full by the next turn") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend, duet::LoopOptions{.ring_entries = 8});  // io_uring: 8 SQEs, 32 CQEs
+  std::vector<RecordingOp> ops(200);
+  for (RecordingOp& op : ops) loop.submit(op);  // nops
+  CHECK(loop.run_once() == ops.size());
+  CHECK(loop.in_flight() == 0);
+}
+
+// Any reap may take the wake-up read's completion (abandon's, or one made to
+// free a full submission queue); the next turn must re-arm it before it waits.
+TEST_CASE("a wake-up consumed while abandoning an op does not deafen the next turn to wake") {
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  EventLoop& loop = parked.loop;
+  loop.wake();
+  CHECK(loop.abandon(parked.op) == -ECANCELED);
+  std::thread waker([&] {
+    std::this_thread::sleep_for(20ms);
+    loop.wake();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  loop.run_once(start + 2s);
+  waker.join();
   CHECK(std::chrono::steady_clock::now() - start < 1s);
 }
