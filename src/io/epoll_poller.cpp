@@ -29,6 +29,7 @@
 // async-signal-safe; the turn drains it.
 //
 // OpKind::recv_pooled's buffers and its starved queue: epoll_recv_pool.cpp.
+// How an op leaves early (timeout, cancel, abandon, close_fd): epoll_cancel.cpp.
 #include "io/detail/epoll_poller.hpp"
 
 #include <poll.h>
@@ -226,18 +227,6 @@ void EpollPoller::park(IoOp& op) noexcept {
   (waits_for_write(op) ? w.writable : w.readable) = false;  // parked after an EAGAIN
 }
 
-void EpollPoller::unpark(IoOp& op) noexcept {
-  timers_.remove(op);
-  leave_queue(op);
-}
-
-// Out of whichever queue holds a waiting op: its fd's, or the starved one.
-void EpollPoller::leave_queue(IoOp& op) noexcept {
-  if (op.kind_ == OpKind::sleep) return;
-  if (op.kind_ == OpKind::recv_pooled && starved_.remove(op)) return;
-  queue_for(op).remove(op);
-}
-
 void EpollPoller::retry(OpQueue& waiters) noexcept {
   while (IoOp* op = waiters.front()) {
     const int r = attempt(*op, true);
@@ -288,30 +277,6 @@ void EpollPoller::dispatch(const epoll_event& event) noexcept {
     retry(w.writers);
   }
   if (!w.pollers.empty()) retry_pollers(w.pollers);
-}
-
-void EpollPoller::expire_timers(Clock::time_point now) noexcept {
-  while (!timers_.empty() && timers_.top()->expires_ <= now) {
-    IoOp* op = timers_.pop();
-    leave_queue(*op);
-    finish(*op, op->kind_ == OpKind::sleep ? 0 : -ETIMEDOUT);
-  }
-}
-
-void EpollPoller::cancel(IoOp& op) noexcept {
-  if (op.state_ != OpState::waiting) return;  // finished already, or never started
-  op.cancel_requested_ = true;
-  unpark(op);
-  finish(op, -ECANCELED);
-}
-
-int EpollPoller::abandon(IoOp& op) noexcept {
-  if (op.state_ == OpState::waiting) {
-    unpark(op);
-    finish(op, -ECANCELED);
-  }
-  take_finished(op);
-  return op.res_;
 }
 
 std::size_t EpollPoller::turn(Clock::time_point deadline) {
@@ -370,22 +335,6 @@ int EpollPoller::wait_for_events(const timespec* wait) noexcept {
 void EpollPoller::wake() noexcept {
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
-}
-
-void EpollPoller::forget_fd(int fd) noexcept {
-  if (fd < 0 || static_cast<std::size_t>(fd) >= fds_.size()) return;
-  FdWaiters& w = fds_[static_cast<std::size_t>(fd)];
-  for (OpQueue* q : {&w.readers, &w.writers, &w.pollers}) {
-    while (IoOp* op = q->pop_front()) {  // a contract breach, but never leave an op hanging
-      timers_.remove(*op);
-      finish(*op, -EBADF);
-    }
-  }
-  if (w.registered) ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
-  w.registered = false;
-  w.readable = true;
-  w.writable = true;
-  w.hangup = false;
 }
 
 }  // namespace duet::detail

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/event_loop.hpp"
@@ -335,4 +336,33 @@ TEST_CASE("a wake-up consumed while abandoning an op does not deafen the next tu
   loop.run_once(start + 2s);
   waker.join();
   CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+// Closing an fd through the loop cancels what still waits on it, as asio's
+// close does: on io_uring a socket op would otherwise outlive the close (the
+// request holds the file), and on epoll it would never hear an edge again.
+TEST_CASE("closing an fd through the loop cancels the ops still waiting on it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  char a[8];
+  char b[8];
+  RecordingOp plain, timed, poll;
+  plain.describe(OpKind::recv, pair.fds[0], a, sizeof a);
+  timed.describe(OpKind::recv, pair.fds[0], b, sizeof b);
+  timed.timeout_ = 10s;  // cancelled, not timed out
+  poll.describe(OpKind::poll, pair.fds[0], nullptr, 0);
+  poll.flags_ = POLLIN;
+  for (RecordingOp* op : {&plain, &timed, &poll}) loop.submit(*op);
+  loop.run_once();
+  loop.close_fd(std::exchange(pair.fds[0], -1));
+  const auto give_up = std::chrono::steady_clock::now() + 2s;
+  while (!(plain.done && timed.done && poll.done) && std::chrono::steady_clock::now() < give_up) {
+    loop.run_once(give_up);
+  }
+  for (RecordingOp* op : {&plain, &timed, &poll}) {
+    CHECK(op->res == -ECANCELED);
+    if (op->in_flight()) loop.abandon(*op);  // keyed by the op, not the fd: works after the close
+  }
+  CHECK(loop.in_flight() == 0);
 }

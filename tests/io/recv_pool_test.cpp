@@ -14,6 +14,7 @@
 #include <string_view>
 #include <system_error>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "io/event_loop.hpp"
@@ -46,9 +47,10 @@ namespace {
 struct PooledRecv : IoOp {
   bool done = false;
   int res = 0;
-  explicit PooledRecv(int fd) {
+  explicit PooledRecv(int fd, std::chrono::nanoseconds timeout = {}) {
     kind_ = OpKind::recv_pooled;
     fd_ = fd;
+    timeout_ = timeout;
     complete_ = [](IoOp* op, int r) noexcept {
       auto* self = static_cast<PooledRecv*>(op);
       self->done = true;
@@ -262,8 +264,7 @@ TEST_CASE("a starved pooled recv's timeout counts from its submission, not from 
   INFO(setup.name);
   EmptyPool pool(setup);
   EventLoop& loop = pool.loop;
-  PooledRecv op(pool.quiet.fds[0]);
-  op.timeout_ = 300ms;
+  PooledRecv op(pool.quiet.fds[0], 300ms);
   const auto start = std::chrono::steady_clock::now();
   loop.submit(op);
   while (std::chrono::steady_clock::now() - start < 200ms) loop.run_once(start + 200ms);
@@ -273,6 +274,27 @@ TEST_CASE("a starved pooled recv's timeout counts from its submission, not from 
   CHECK(op.res == -ETIMEDOUT);
   CHECK(waited >= 299ms);
   CHECK(waited < 450ms);  // a timeout restarted by the buffer's return would end at 500 ms
+  expect_a_free_buffer(loop);
+}
+
+TEST_CASE("closing an fd through the loop cancels a pooled recv starved on it") {
+  const Setup setup = GENERATE(from_range(every_setup));
+  INFO(setup.name);
+  EmptyPool pool(setup);
+  EventLoop& loop = pool.loop;
+  PooledRecv op(pool.quiet.fds[0], 10s);  // cancelled, not timed out
+  loop.submit(op);
+  turns(loop, 2);
+  REQUIRE_FALSE(op.done);
+  loop.close_fd(std::exchange(pool.quiet.fds[0], -1));
+  turns(loop, 2);
+  CHECK(op.done);
+  CHECK(op.res == -ECANCELED);
+  loop.release_recv_buffer(pool.holder.op.buffer_id_);  // a buffer back must not revive it on a closed fd
+  turns(loop, 2);
+  CHECK(op.res == -ECANCELED);
+  if (op.in_flight()) loop.abandon(op);
+  CHECK(loop.in_flight() == 0);
   expect_a_free_buffer(loop);
 }
 

@@ -1,7 +1,8 @@
 // duet::detail::EpollPoller — the reactor backend (see epoll_poller.cpp for how it works).
 //
 // Contract: Poller's. Every fd is registered once, edge-triggered, the first time
-// an op on it has to wait; close_fd unregisters it. Loop thread only, except wake().
+// an op on it has to wait; close_fd unregisters it and cancels what waits on
+// it. Loop thread only, except wake().
 //
 //   EpollPoller p;  p.submit(op);  p.turn(Clock::now() + 10ms);
 #pragma once
