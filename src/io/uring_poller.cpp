@@ -184,6 +184,7 @@ int UringPoller::abandon(IoOp& op) noexcept {
 // The same submission hands the kernel any op on fd still in the SQ, ahead of
 // the cancel. Before Linux 5.19 the kernel refuses the cancel (ops stay).
 void UringPoller::forget_fd(int fd) noexcept {
+  if (in_flight() == 0) return;  // nothing to cancel: spare the system call
   io_uring_sqe* sqe = next_sqe(1);
   io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, ignored);
