@@ -16,6 +16,11 @@
 // per direction, whether its last syscall hit EAGAIN with no edge since: then a
 // new op parks at once instead of making a syscall bound to fail.
 //
+// Poll ops (OpKind::poll) wait apart, in a third queue: one may ask for both
+// directions, so any edge retries each of them, and each asks poll(2) for its
+// own flags. poll(2) drains nothing and tells the truth, so a poll op always
+// makes its syscall and leaves the per-direction hints alone.
+//
 // Timers (sleep ops and per-op timeouts) live in a min-heap keyed by expires_;
 // the earliest one bounds the epoll_pwait2 timeout (nanosecond precision). An
 // expired per-op timeout unparks the op and completes it with -ETIMEDOUT.
@@ -24,6 +29,7 @@
 // async-signal-safe; the turn drains it.
 //
 // OpKind::recv_pooled's buffers and its starved queue: epoll_recv_pool.cpp.
+// How an op leaves early (timeout, cancel, abandon, close_fd): epoll_cancel.cpp.
 #include "io/detail/epoll_poller.hpp"
 
 #include <poll.h>
@@ -54,8 +60,6 @@ bool waits_for_write(const IoOp& op) noexcept {
     case OpKind::send:
     case OpKind::connect:
       return true;
-    case OpKind::poll:
-      return (op.flags_ & POLLOUT) != 0 && (op.flags_ & POLLIN) == 0;
     default:
       return false;
   }
@@ -143,7 +147,7 @@ void EpollPoller::submit(IoOp& op) noexcept {
 // recv that would follow each send. Asio's reactor does the same.
 int EpollPoller::try_syscall(IoOp& op) noexcept {
   const auto fd = static_cast<std::size_t>(op.fd_);
-  if (op.fd_ >= 0 && fd < fds_.size() && fds_[fd].registered && !fds_[fd].hangup) {
+  if (op.kind_ != OpKind::poll && op.fd_ >= 0 && fd < fds_.size() && fds_[fd].registered && !fds_[fd].hangup) {
     const FdWaiters& w = fds_[fd];
     if (!(waits_for_write(op) ? w.writable : w.readable)) return -EAGAIN;
   }
@@ -157,7 +161,7 @@ int EpollPoller::try_syscall(IoOp& op) noexcept {
 // (r == 0: no edge will ever come again) and not for MSG_PEEK (drains nothing).
 void EpollPoller::note_result(const IoOp& op, int r) noexcept {
   const auto fd = static_cast<std::size_t>(op.fd_);
-  if (op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
+  if (op.kind_ == OpKind::poll || op.fd_ < 0 || fd >= fds_.size() || !fds_[fd].registered) return;
   FdWaiters& w = fds_[fd];
   const bool transfer = op.kind_ == OpKind::recv || op.kind_ == OpKind::recv_pooled || op.kind_ == OpKind::send ||
                         op.kind_ == OpKind::read || op.kind_ == OpKind::write;
@@ -189,6 +193,7 @@ int EpollPoller::start(IoOp& op) noexcept {
 
 OpQueue& EpollPoller::queue_for(IoOp& op) noexcept {
   FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
+  if (op.kind_ == OpKind::poll) return w.pollers;
   return waits_for_write(op) ? w.writers : w.readers;
 }
 
@@ -206,7 +211,9 @@ void EpollPoller::park(IoOp& op) noexcept {
       socklen_t len = sizeof type;
       w.stream = ::getsockopt(op.fd_, SOL_SOCKET, SO_TYPE, &type, &len) != 0 || type == SOCK_STREAM;
     }
-    if (op.timeout_.count() > 0) {
+    // A recv_pooled that starved first keeps the timer it started then: its
+    // timeout counts from submission, as on io_uring.
+    if (op.timeout_.count() > 0 && !TimerHeap::contains(op)) {
       op.expires_ = Clock::now() + op.timeout_;
       timers_.push(op);
     }
@@ -215,20 +222,9 @@ void EpollPoller::park(IoOp& op) noexcept {
   }
   op.state_ = OpState::waiting;
   queue_for(op).push_back(op);
+  if (op.kind_ == OpKind::poll) return;
   FdWaiters& w = fds_[static_cast<std::size_t>(op.fd_)];
   (waits_for_write(op) ? w.writable : w.readable) = false;  // parked after an EAGAIN
-}
-
-void EpollPoller::unpark(IoOp& op) noexcept {
-  timers_.remove(op);
-  leave_queue(op);
-}
-
-// Out of whichever queue holds a waiting op: its fd's, or the starved one.
-void EpollPoller::leave_queue(IoOp& op) noexcept {
-  if (op.kind_ == OpKind::sleep) return;
-  if (op.kind_ == OpKind::recv_pooled && starved_.remove(op)) return;
-  queue_for(op).remove(op);
 }
 
 void EpollPoller::retry(OpQueue& waiters) noexcept {
@@ -243,6 +239,21 @@ void EpollPoller::retry(OpQueue& waiters) noexcept {
     }
     timers_.remove(*op);
     finish(*op, r);
+  }
+}
+
+// Poll ops after an edge: each for its own flags, so one still waiting does
+// not hold back the next.
+void EpollPoller::retry_pollers(OpQueue& pollers) noexcept {
+  OpQueue still = std::move(pollers);
+  while (IoOp* op = still.pop_front()) {
+    const int r = attempt(*op, true);
+    if (r == -EAGAIN) {
+      pollers.push_back(*op);
+    } else {
+      timers_.remove(*op);
+      finish(*op, r);
+    }
   }
 }
 
@@ -265,30 +276,7 @@ void EpollPoller::dispatch(const epoll_event& event) noexcept {
     w.writable = true;
     retry(w.writers);
   }
-}
-
-void EpollPoller::expire_timers(Clock::time_point now) noexcept {
-  while (!timers_.empty() && timers_.top()->expires_ <= now) {
-    IoOp* op = timers_.pop();
-    leave_queue(*op);
-    finish(*op, op->kind_ == OpKind::sleep ? 0 : -ETIMEDOUT);
-  }
-}
-
-void EpollPoller::cancel(IoOp& op) noexcept {
-  if (op.state_ != OpState::waiting) return;  // finished already, or never started
-  op.cancel_requested_ = true;
-  unpark(op);
-  finish(op, -ECANCELED);
-}
-
-int EpollPoller::abandon(IoOp& op) noexcept {
-  if (op.state_ == OpState::waiting) {
-    unpark(op);
-    finish(op, -ECANCELED);
-  }
-  take_finished(op);
-  return op.res_;
+  if (!w.pollers.empty()) retry_pollers(w.pollers);
 }
 
 std::size_t EpollPoller::turn(Clock::time_point deadline) {
@@ -347,22 +335,6 @@ int EpollPoller::wait_for_events(const timespec* wait) noexcept {
 void EpollPoller::wake() noexcept {
   const std::uint64_t one = 1;
   [[maybe_unused]] const ssize_t n = ::write(wake_fd_.get(), &one, sizeof one);
-}
-
-void EpollPoller::forget_fd(int fd) noexcept {
-  if (fd < 0 || static_cast<std::size_t>(fd) >= fds_.size()) return;
-  FdWaiters& w = fds_[static_cast<std::size_t>(fd)];
-  for (OpQueue* q : {&w.readers, &w.writers}) {
-    while (IoOp* op = q->pop_front()) {  // a contract breach, but never leave an op hanging
-      timers_.remove(*op);
-      finish(*op, -EBADF);
-    }
-  }
-  if (w.registered) ::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_DEL, fd, nullptr);
-  w.registered = false;
-  w.readable = true;
-  w.writable = true;
-  w.hangup = false;
 }
 
 }  // namespace duet::detail

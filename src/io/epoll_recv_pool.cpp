@@ -38,7 +38,7 @@ void EpollPoller::release_recv_buffer(std::uint16_t id) noexcept {
 
 // Waits, without a syscall, for a buffer to come back; its timeout still runs.
 void EpollPoller::starve(IoOp& op) noexcept {
-  if (op.timeout_.count() > 0 && op.heap_index_ == 0) {
+  if (op.timeout_.count() > 0 && !TimerHeap::contains(op)) {
     op.expires_ = Clock::now() + op.timeout_;
     try {
       timers_.push(op);
@@ -51,15 +51,15 @@ void EpollPoller::starve(IoOp& op) noexcept {
 }
 
 // Turn start: the previous turn's owners have returned their buffers. A
-// starved op is not parked on its fd, so it tries its syscall afresh.
+// starved op is not parked on its fd, so it tries its syscall afresh; its
+// timeout keeps running from submission wherever it waits next.
 void EpollPoller::feed_starved() noexcept {
   RecvBufferPool* pool = recv_pool_if_made();
   while (pool != nullptr && pool->free_count() > 0 && !starved_.empty()) {
     IoOp& op = *starved_.pop_front();
     const int r = try_syscall(op);
     if (r == -EAGAIN) {
-      timers_.remove(op);
-      park(op);
+      park(op);  // with the timer it has had since it starved
     } else if (r == -ENOBUFS) {
       starved_.push_back(op);
       return;

@@ -12,7 +12,7 @@
 //   A turn = push prepared work to the kernel (one io_uring_enter) and collect
 //   what finished, then call every finished op's complete_.
 // - fds used with the loop must be O_NONBLOCK (both backends rely on it) and be
-//   closed through close_fd(fd), so the epoll backend can forget them.
+//   closed through close_fd(fd), which cancels what still waits on them.
 // - Destroying the loop with ops in flight is a bug (their memory may be written
 //   later): it is reported on stderr and the process terminates.
 //
@@ -107,7 +107,12 @@ class EventLoop {
   // while every buffer is out.
   void release_recv_buffer(std::uint16_t id) noexcept;
 
-  // Closes fd after telling the backend to forget it. Ops on fd must have completed.
+  // Closes fd after telling the backend to forget it. Ops still pending on fd
+  // are cancelled, on both backends, as asio's close does: each completes,
+  // from a later run_once, with -ECANCELED (an op that already had its result
+  // keeps it). Without this an io_uring op would outlive the close (it holds
+  // the file) and an epoll one would never be woken. io_uring needs Linux 5.19
+  // (IORING_ASYNC_CANCEL_FD) for it; on older kernels such ops stay pending.
   void close_fd(int fd) noexcept;
 
   // Ops submitted and not yet delivered (for tests and leak checks).

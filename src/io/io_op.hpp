@@ -12,8 +12,9 @@
 //   syscall-style result: >= 0 on success (bytes, new fd, 0), -errno on failure.
 //   It may resubmit the same op, or submit others; it must not throw.
 // - Uniform results on both backends: a per-op timeout that expires gives
-//   -ETIMEDOUT; EventLoop::cancel gives -ECANCELED (unless the op finished
-//   first); a sleep that reaches its deadline gives 0.
+//   -ETIMEDOUT; EventLoop::cancel, and EventLoop::close_fd of the op's fd,
+//   give -ECANCELED (unless the op finished first); a sleep that reaches its
+//   deadline gives 0.
 // - Only the loop's thread touches an op. Fields after "backend-private" belong to
 //   the loop while the op is in flight.
 //
@@ -98,7 +99,7 @@ struct IoOp {
   std::uint16_t buffer_id_ = 0;          // recv_pooled: the buffer holding the bytes (res_ > 0)
   int res_ = 0;
   std::uint32_t heap_index_ = 0;         // epoll: position in the timer heap (+1; 0 = absent)
-  Clock::time_point expires_{};          // epoll: when the timer entry fires; io_uring: a recv_pooled's deadline
+  Clock::time_point expires_{};          // epoll: when the timer entry fires; io_uring: a timed op's deadline
   std::int64_t ts_[2] = {0, 0};          // io_uring: __kernel_timespec read at submission
 };
 

@@ -2,6 +2,7 @@
 // Backend value picks a backend type.
 #include "io/detail/poller.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <utility>
@@ -38,6 +39,18 @@ void Poller::finish(IoOp& op, int res) noexcept {
   op.res_ = res;
   op.state_ = OpState::queued;
   completed_.push_back(op);
+}
+
+void Poller::finish_cancelled(IoOp& op) noexcept {
+  op.cancel_requested_ = true;
+  finish(op, -ECANCELED);
+}
+
+OpQueue Poller::take_starved(int fd) noexcept {
+  OpQueue gone;
+  OpQueue all = std::move(starved_);
+  while (IoOp* op = all.pop_front()) (op->fd_ == fd ? gone : starved_).push_back(*op);
+  return gone;
 }
 
 bool Poller::take_finished(IoOp& op) noexcept {

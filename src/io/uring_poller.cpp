@@ -16,12 +16,15 @@
 // IORING_OP_LINK_TIMEOUT; if the timer wins the kernel cancels the op (-ECANCELED),
 // which we report as -ETIMEDOUT unless the owner asked for the cancel. Sleeps are
 // IORING_OP_TIMEOUT with an absolute CLOCK_MONOTONIC deadline (= steady_clock).
-// Cancels are IORING_OP_ASYNC_CANCEL keyed by the op's address. Link timeouts and
+// Cancels are IORING_OP_ASYNC_CANCEL keyed by the op's address (close_fd's by
+// the file, for every op on it). Link timeouts and
 // cancels carry user_data 0 and their CQEs are ignored: the kernel reads their
 // timespec at submission, and the op itself outlives its own CQE.
 //
 // Wake-ups: a read of an eventfd is always in flight; wake() writes the eventfd
 // from any thread or a signal handler, which completes that read.
+//
+// OpKind::recv_pooled's provided-buffer ring and starved queue: uring_recv_pool.cpp.
 #include "io/detail/uring_poller.hpp"
 
 #include <sys/eventfd.h>
@@ -40,9 +43,6 @@ namespace duet::detail {
 
 namespace {
 constexpr std::uint64_t ignored = 0;
-constexpr unsigned short buffer_group = 0;  // recv_pooled's provided buffers
-
-std::size_t buf_ring_bytes(std::size_t entries) noexcept { return entries * sizeof(io_uring_buf); }
 
 __kernel_timespec* timespec_in(IoOp& op, std::chrono::nanoseconds d) noexcept {
   const __kernel_timespec ts{d.count() / 1'000'000'000, d.count() % 1'000'000'000};
@@ -89,15 +89,18 @@ UringPoller::~UringPoller() {
   if (buf_ring_ != nullptr) ::munmap(buf_ring_, buf_ring_bytes(recv_pool_if_made()->count()));
 }
 
+// A linked pair must sit in the same submission, so room is made for both
+// first. A full SQ goes to the kernel at once, and its completions are reaped
+// right after: a burst larger than the rings then never overflows the CQ, and
+// a kernel that refuses SQEs (-EBUSY) while CQEs wait in its overflow list
+// gets CQ room to flush them into before we retry, instead of a spin. Reaped
+// results wait in completed_ for the turn's delivery, as any other.
 io_uring_sqe* UringPoller::next_sqe(unsigned needed) noexcept {
-  // A linked pair must sit in the same submission, so make room for both first.
-  if (io_uring_sq_space_left(&ring_) < needed) io_uring_submit(&ring_);
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  while (sqe == nullptr) {  // the kernel has not consumed the SQ yet
+  while (io_uring_sq_space_left(&ring_) < needed) {
     io_uring_submit(&ring_);
-    sqe = io_uring_get_sqe(&ring_);
+    reap();
   }
-  return sqe;
+  return io_uring_get_sqe(&ring_);
 }
 
 void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
@@ -133,8 +136,9 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
 
 void UringPoller::submit(IoOp& op) noexcept {
   started(op);
-  // A pooled recv may starve and be submitted again: its timeout counts from here.
-  if (op.kind_ == OpKind::recv_pooled && op.timeout_.count() > 0) op.expires_ = Clock::now() + op.timeout_;
+  // The deadline tells a timeout from close_fd's cancel (reap), and a pooled
+  // recv that starves is submitted again with what is left of it.
+  if (op.timeout_.count() > 0) op.expires_ = Clock::now() + op.timeout_;
   queue_sqes(op);
 }
 
@@ -156,10 +160,7 @@ void UringPoller::queue_sqes(IoOp& op) noexcept {
 }
 
 void UringPoller::cancel(IoOp& op) noexcept {
-  if (op.state_ == OpState::waiting && starved_.remove(op)) {  // never reached the kernel
-    op.cancel_requested_ = true;
-    return finish(op, -ECANCELED);
-  }
+  if (op.state_ == OpState::waiting && starved_.remove(op)) return finish_cancelled(op);  // never reached the kernel
   if (op.state_ != OpState::in_kernel || op.cancel_requested_) return;
   op.cancel_requested_ = true;
   io_uring_sqe* sqe = next_sqe(1);
@@ -177,6 +178,22 @@ int UringPoller::abandon(IoOp& op) noexcept {
   return op.res_;
 }
 
+// The kernel matches IORING_ASYNC_CANCEL_FD by file, so the cancel is
+// submitted now, while fd still names it (the caller closes fd next): a
+// request holds its file, so a socket op would otherwise outlive the close.
+// The same submission hands the kernel any op on fd still in the SQ, ahead of
+// the cancel. Before Linux 5.19 the kernel refuses the cancel (ops stay).
+void UringPoller::forget_fd(int fd) noexcept {
+  if (in_flight() == 0) return;  // nothing to cancel: spare the system call
+  io_uring_sqe* sqe = next_sqe(1);
+  io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+  io_uring_sqe_set_data64(sqe, ignored);
+  io_uring_submit(&ring_);
+  reap();  // a recv_pooled that failed with -ENOBUFS just now starves here
+  OpQueue gone = take_starved(fd);  // never to reach the kernel again
+  while (IoOp* op = gone.pop_front()) finish_cancelled(*op);
+}
+
 // Moves every available CQE's result into its op, then releases the CQ slots.
 void UringPoller::reap() noexcept {
   io_uring_cqe* cqe = nullptr;
@@ -188,7 +205,12 @@ void UringPoller::reap() noexcept {
     if (op == nullptr) continue;
     int res = cqe->res;
     if (op->kind_ == OpKind::sleep && res == -ETIME) res = 0;
-    if (op->timeout_.count() > 0 && res == -ECANCELED && !op->cancel_requested_) res = -ETIMEDOUT;
+    // -ECANCELED that the owner did not ask for: the link timeout fired, or
+    // forget_fd cancelled by file. The kernel starts the timer at issue, after
+    // expires_ was set, so a timeout is never seen before expires_.
+    if (op->timeout_.count() > 0 && res == -ECANCELED && !op->cancel_requested_ && Clock::now() >= op->expires_) {
+      res = -ETIMEDOUT;
+    }
     if (op == &wake_op_) {
       op->state_ = OpState::done;
       continue;
@@ -200,6 +222,9 @@ void UringPoller::reap() noexcept {
 }
 
 std::size_t UringPoller::turn(Clock::time_point deadline) {
+  // Any reap may have taken the wake-up read's completion (abandon's, or
+  // next_sqe's): re-arm it before this turn can wait, or wake() goes unheard.
+  if (wake_op_.state_ == OpState::done) arm_wake();
   if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
   const auto now = Clock::now();
   if (has_finished() || deadline <= now) {
@@ -213,126 +238,7 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
   }
   reap();
-  if (wake_op_.state_ == OpState::done) arm_wake();
   return deliver();
-}
-
-// recv_pooled. Provided buffers (Linux 5.19): the pool's buffers sit in a ring
-// the kernel takes from when data arrives, and a CQE names the buffer it used.
-// A recv that finds the ring empty completes with -ENOBUFS: it starves until
-// the next turn, when owners have given buffers back (they do so while the
-// turn delivers), and is then submitted again with what is left of its timeout.
-// Without provided buffers the pool is used as epoll uses it: a buffer is
-// taken at submission and held while the recv waits (correct, just not lean).
-bool UringPoller::prepare_pooled(IoOp& op) noexcept {
-  if (ring_kind_ == BufferRing::unset && !setup_buffer_ring()) {
-    finish(op, -ENOMEM);
-    return false;
-  }
-  RecvBufferPool& pool = *recv_pool_if_made();
-  op.len_ = pool.buffer_size();
-  op.buf_ = nullptr;
-  if (ring_kind_ == BufferRing::emulated) {
-    const int id = pool.take();
-    if (id < 0) {
-      op.state_ = OpState::waiting;
-      starved_.push_back(op);
-      return false;
-    }
-    op.buffer_id_ = static_cast<std::uint16_t>(id);
-    op.buf_ = pool.data(op.buffer_id_);
-  }
-  return true;
-}
-
-bool UringPoller::setup_buffer_ring() noexcept {
-  RecvBufferPool* pool = recv_pool();
-  if (pool == nullptr) return false;
-  ring_kind_ = BufferRing::emulated;
-  if (basic_setup_) return true;  // as on a kernel without provided buffers
-  const std::size_t bytes = buf_ring_bytes(pool->count());
-  void* mem = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) return true;
-  auto* br = static_cast<io_uring_buf_ring*>(mem);
-  io_uring_buf_ring_init(br);
-  io_uring_buf_reg reg{};
-  reg.ring_addr = reinterpret_cast<std::uintptr_t>(mem);
-  reg.ring_entries = static_cast<unsigned>(pool->count());
-  reg.bgid = buffer_group;
-  if (io_uring_register_buf_ring(&ring_, &reg, 0) != 0) {
-    ::munmap(mem, bytes);
-    return true;
-  }
-  buf_ring_ = br;
-  const int mask = io_uring_buf_ring_mask(reg.ring_entries);
-  for (unsigned i = 0; i < reg.ring_entries; ++i) {
-    io_uring_buf_ring_add(br, pool->data(static_cast<std::uint16_t>(i)), static_cast<unsigned>(pool->buffer_size()),
-                          static_cast<unsigned short>(i), mask, static_cast<int>(i));
-  }
-  io_uring_buf_ring_advance(br, static_cast<int>(reg.ring_entries));
-  while (pool->take() >= 0) {  // the ring is the free list now
-  }
-  in_ring_ = pool->count();
-  ring_kind_ = BufferRing::provided;
-  return true;
-}
-
-// Turns a recv_pooled CQE into the op's result. False: the op starved (no
-// buffer was free) and waits in starved_ instead of finishing.
-bool UringPoller::settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noexcept {
-  RecvBufferPool& pool = *recv_pool_if_made();
-  if (ring_kind_ == BufferRing::provided) {
-    if ((cqe.flags & IORING_CQE_F_BUFFER) != 0) {
-      const auto id = static_cast<std::uint16_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
-      --in_ring_;
-      if (res > 0) {
-        op.buffer_id_ = id;
-        op.buf_ = pool.data(id);
-      } else {
-        release_recv_buffer(id);
-      }
-    }
-    if (res == -ENOBUFS) {
-      op.state_ = OpState::waiting;
-      starved_.push_back(op);
-      return false;
-    }
-  } else if (res <= 0) {
-    pool.put(op.buffer_id_);
-  }
-  return true;
-}
-
-void UringPoller::release_recv_buffer(std::uint16_t id) noexcept {
-  RecvBufferPool* pool = recv_pool_if_made();
-  if (pool == nullptr) return;
-  if (ring_kind_ != BufferRing::provided) return pool->put(id);
-  io_uring_buf_ring_add(buf_ring_, pool->data(id), static_cast<unsigned>(pool->buffer_size()), id,
-                        io_uring_buf_ring_mask(static_cast<unsigned>(pool->count())), 0);
-  io_uring_buf_ring_advance(buf_ring_, 1);
-  ++in_ring_;
-}
-
-// Turn start: starved recvs whose timeout ran out fail with -ETIMEDOUT; as many
-// of the rest go back to the kernel as there are free buffers, so an empty
-// pool waits instead of spinning through -ENOBUFS. Returns when the turn must
-// wake up at the latest for the next starved timeout.
-UringPoller::Clock::time_point UringPoller::tend_starved() noexcept {
-  const auto now = Clock::now();
-  auto wake_by = Clock::time_point::max();
-  OpQueue waiting = std::move(starved_);
-  while (IoOp* op = waiting.pop_front()) {
-    if (op->timeout_.count() > 0 && op->expires_ <= now) {
-      finish(*op, -ETIMEDOUT);
-    } else {
-      if (op->timeout_.count() > 0) wake_by = std::min(wake_by, op->expires_);
-      starved_.push_back(*op);
-    }
-  }
-  RecvBufferPool& pool = *recv_pool_if_made();
-  std::size_t budget = ring_kind_ == BufferRing::provided ? in_ring_ : pool.free_count();
-  while (budget-- > 0 && !starved_.empty()) queue_sqes(*starved_.pop_front());
-  return starved_.empty() ? Clock::time_point::max() : wake_by;
 }
 
 void UringPoller::arm_wake() noexcept {

@@ -2,6 +2,7 @@
 // surface the stackful voice builds on. Every test runs on both backends.
 #include <catch2/catch.hpp>
 
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <csignal>
 #include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "io/event_loop.hpp"
@@ -52,6 +54,19 @@ void run_until(EventLoop& loop, const RecordingOp& op) {
   while (!op.done && std::chrono::steady_clock::now() < give_up) loop.run_once(give_up);
 }
 
+// A loop with a recv parked on a socket that has nothing to read.
+struct ParkedRecv {
+  EventLoop loop;
+  SocketPair pair;
+  char buf[8] = {};
+  RecordingOp op;
+  explicit ParkedRecv(Backend backend) : loop(backend) {
+    op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
+    loop.submit(op);
+    loop.run_once();
+  }
+};
+
 std::atomic<EventLoop*> signal_loop{nullptr};
 
 }  // namespace
@@ -73,17 +88,10 @@ TEST_CASE("a raw op completes through complete_ from run_once, never from submit
 }
 
 TEST_CASE("a cancelled raw op completes with ECANCELED") {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  EventLoop loop(backend);
-  SocketPair pair;
-  char buf[8];
-  RecordingOp op;
-  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
-  loop.submit(op);
-  loop.run_once();
-  loop.cancel(op);
-  run_until(loop, op);
-  CHECK(op.res == -ECANCELED);
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  parked.loop.cancel(parked.op);
+  run_until(parked.loop, parked.op);
+  CHECK(parked.op.res == -ECANCELED);
 }
 
 TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
@@ -102,14 +110,9 @@ TEST_CASE("a raw op with a timeout completes with ETIMEDOUT") {
 }
 
 TEST_CASE("abandon returns only once the op is released and skips complete_") {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  EventLoop loop(backend);
-  SocketPair pair;
-  char buf[8];
-  RecordingOp op;
-  op.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
-  loop.submit(op);
-  loop.run_once();
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  EventLoop& loop = parked.loop;
+  RecordingOp& op = parked.op;
   CHECK(loop.abandon(op) == -ECANCELED);
   CHECK_FALSE(op.done);
   CHECK(loop.in_flight() == 0);
@@ -263,4 +266,103 @@ TEST_CASE("an io_uring ring set up without the newer flags works the same") {
   std::thread stopper([&] { loop.stop(); });
   loop.run();
   stopper.join();
+}
+
+// epoll parks ops per direction; a poll op for both must hear either edge, and
+// a read side known to be dry must not keep it from seeing that the fd is
+// writable (the hooked poll() of libpq or libcurl asks for both).
+TEST_CASE("a poll op for POLLIN and POLLOUT reports writability") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  RecordingOp poll;
+  poll.describe(OpKind::poll, pair.fds[0], nullptr, 0);
+  poll.flags_ = POLLIN | POLLOUT;
+  poll.timeout_ = 2s;
+  SECTION("on a writable socket whose read side has just been drained") {
+    char buf[8];
+    RecordingOp reader;  // parks, then a short read: the fd is known to be dry
+    reader.describe(OpKind::recv, pair.fds[0], buf, sizeof buf);
+    loop.submit(reader);
+    loop.run_once();
+    pair.write("x");
+    run_until(loop, reader);
+    REQUIRE(reader.res == 1);
+    loop.submit(poll);
+  }
+  SECTION("when the peer drains a full send buffer") {
+    std::vector<char> junk(1 << 16);
+    while (::send(pair.fds[0], junk.data(), junk.size(), 0) > 0) {
+    }
+    loop.submit(poll);
+    loop.run_once();
+    CHECK_FALSE(poll.done);
+    while (::recv(pair.fds[1], junk.data(), junk.size(), 0) > 0) {
+    }
+  }
+  const auto start = std::chrono::steady_clock::now();
+  run_until(loop, poll);
+  REQUIRE(poll.res > 0);
+  CHECK((poll.res & POLLOUT) != 0);
+  CHECK((poll.res & POLLIN) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+// A full submission queue is handed to the kernel before the next SQE; the
+// loop reaps completions right then, so a burst that outruns the completion
+// ring never piles up in the kernel's overflow list (where a kernel that
+// answers -EBUSY to the next submission would make the retry spin forever).
+TEST_CASE("a burst of ops larger than both rings is delivered in full by the next turn") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend, duet::LoopOptions{.ring_entries = 8});  // io_uring: 8 SQEs, 32 CQEs
+  std::vector<RecordingOp> ops(200);
+  for (RecordingOp& op : ops) loop.submit(op);  // nops
+  CHECK(loop.run_once() == ops.size());
+  CHECK(loop.in_flight() == 0);
+}
+
+// Any reap may take the wake-up read's completion (abandon's, or one made to
+// free a full submission queue); the next turn must re-arm it before it waits.
+TEST_CASE("a wake-up consumed while abandoning an op does not deafen the next turn to wake") {
+  ParkedRecv parked(GENERATE(Backend::io_uring, Backend::epoll));
+  EventLoop& loop = parked.loop;
+  loop.wake();
+  CHECK(loop.abandon(parked.op) == -ECANCELED);
+  std::thread waker([&] {
+    std::this_thread::sleep_for(20ms);
+    loop.wake();
+  });
+  const auto start = std::chrono::steady_clock::now();
+  loop.run_once(start + 2s);
+  waker.join();
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+}
+
+// Closing an fd through the loop cancels what still waits on it, as asio's
+// close does: on io_uring a socket op would otherwise outlive the close (the
+// request holds the file), and on epoll it would never hear an edge again.
+TEST_CASE("closing an fd through the loop cancels the ops still waiting on it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  SocketPair pair;
+  char a[8];
+  char b[8];
+  RecordingOp plain, timed, poll;
+  plain.describe(OpKind::recv, pair.fds[0], a, sizeof a);
+  timed.describe(OpKind::recv, pair.fds[0], b, sizeof b);
+  timed.timeout_ = 10s;  // cancelled, not timed out
+  poll.describe(OpKind::poll, pair.fds[0], nullptr, 0);
+  poll.flags_ = POLLIN;
+  for (RecordingOp* op : {&plain, &timed, &poll}) loop.submit(*op);
+  loop.run_once();
+  loop.close_fd(std::exchange(pair.fds[0], -1));
+  const auto give_up = std::chrono::steady_clock::now() + 2s;
+  while (!(plain.done && timed.done && poll.done) && std::chrono::steady_clock::now() < give_up) {
+    loop.run_once(give_up);
+  }
+  for (RecordingOp* op : {&plain, &timed, &poll}) {
+    CHECK(op->res == -ECANCELED);
+    if (op->in_flight()) loop.abandon(*op);  // keyed by the op, not the fd: works after the close
+  }
+  CHECK(loop.in_flight() == 0);
 }

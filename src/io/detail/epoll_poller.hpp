@@ -1,7 +1,8 @@
 // duet::detail::EpollPoller — the reactor backend (see epoll_poller.cpp for how it works).
 //
 // Contract: Poller's. Every fd is registered once, edge-triggered, the first time
-// an op on it has to wait; close_fd unregisters it. Loop thread only, except wake().
+// an op on it has to wait; close_fd unregisters it and cancels what waits on
+// it. Loop thread only, except wake().
 //
 //   EpollPoller p;  p.submit(op);  p.turn(Clock::now() + 10ms);
 #pragma once
@@ -36,10 +37,12 @@ class EpollPoller final : public Poller {
   void release_recv_buffer(std::uint16_t id) noexcept override;
 
  private:
-  // The ops parked on one fd, by direction: a reader and a writer wait apart.
+  // The ops parked on one fd, by direction: a reader and a writer wait apart;
+  // poll ops, which may ask for both, wait in a queue of their own.
   struct FdWaiters {
     OpQueue readers;
     OpQueue writers;
+    OpQueue pollers;
     bool registered = false;
     // False after EAGAIN until epoll reports an edge for that direction: until
     // then a syscall would only fail again, so ops park without trying.
@@ -59,6 +62,7 @@ class EpollPoller final : public Poller {
   void park(IoOp& op) noexcept;
   void unpark(IoOp& op) noexcept;
   void retry(OpQueue& waiters) noexcept;
+  void retry_pollers(OpQueue& pollers) noexcept;
   void dispatch(const epoll_event& event) noexcept;
   void poll(Clock::time_point deadline);
   int wait_for_events(const timespec* wait) noexcept;

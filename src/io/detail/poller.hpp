@@ -54,6 +54,10 @@ class Poller {
   // the past means "do not wait"), deliver completions. Returns deliveries.
   virtual std::size_t turn(Clock::time_point deadline) = 0;
   virtual void wake() noexcept = 0;  // async-signal-safe
+  // EventLoop::close_fd, right before fd is closed: every op still pending on
+  // fd finishes with -ECANCELED (delivered by the next turn, complete_ runs
+  // once as for any cancel), on both backends, as asio's close does. An op
+  // that already had its result keeps it.
   virtual void forget_fd(int fd) noexcept = 0;
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
 
@@ -71,9 +75,14 @@ class Poller {
   // previous turn delivers), so an empty pool delays a recv but never fails it.
   OpQueue starved_;
 
+  // Takes the starved ops on fd out of starved_ (forget_fd).
+  OpQueue take_starved(int fd) noexcept;
+
   // Bookkeeping common to both backends.
   void started(IoOp& op) noexcept;
   void finish(IoOp& op, int res) noexcept;
+  // finish(op, -ECANCELED) for an op the loop cancels on its owner's behalf.
+  void finish_cancelled(IoOp& op) noexcept;
   // If op has a result waiting for delivery, withdraw it: true and op.res_ set.
   bool take_finished(IoOp& op) noexcept;
   [[nodiscard]] bool has_finished() const noexcept { return !completed_.empty(); }

@@ -10,6 +10,7 @@
 
 #include <liburing.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "io/detail/poller.hpp"
@@ -31,13 +32,16 @@ class UringPoller final : public Poller {
   int abandon(IoOp& op) noexcept override;
   std::size_t turn(Clock::time_point deadline) override;
   void wake() noexcept override;
-  void forget_fd(int /*fd*/) noexcept override {}
+  void forget_fd(int fd) noexcept override;
   void release_recv_buffer(std::uint16_t id) noexcept override;
 
   // The flags the ring was finally created with (for tests and logs).
   [[nodiscard]] unsigned setup_flags() const noexcept { return flags_; }
 
  private:
+  static constexpr unsigned short buffer_group = 0;  // recv_pooled's provided buffers
+  static std::size_t buf_ring_bytes(std::size_t entries) noexcept { return entries * sizeof(io_uring_buf); }
+
   io_uring_sqe* next_sqe(unsigned needed) noexcept;
   static void prepare(io_uring_sqe* sqe, IoOp& op) noexcept;
   void reap() noexcept;
