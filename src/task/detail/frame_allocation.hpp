@@ -80,8 +80,11 @@ class FrameAllocation {
     return (allocator_offset<U>(size) + sizeof(U) + sizeof(Unit) - 1) / sizeof(Unit);
   }
 
+  // Out of line: with this inlined into a coroutine, GCC 12 pairs the frame's
+  // operator delete with the allocator's ::operator new and warns
+  // (-Wmismatched-new-delete), though the two always match here.
   template <typename Alloc>
-  static void* allocate_with(std::size_t size, const Alloc& alloc) {
+  [[gnu::noinline]] static void* allocate_with(std::size_t size, const Alloc& alloc) {
     using U = Units<Alloc>;
     static_assert(std::is_same_v<typename std::allocator_traits<U>::pointer, Unit*>,
                   "a frame allocator must hand out plain pointers");
