@@ -2,6 +2,7 @@
 // FramePool's size-class cache, and this thread's pool behind every Task.
 #include <catch2/catch.hpp>
 
+#include <array>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -260,4 +261,37 @@ TEST_CASE("a thread with a zero pool limit hands every task frame back to the gl
     CHECK(duet::frame_pool_stats().cached_blocks == 0);
     CHECK(duet::frame_pool_stats().reused == 0);
   }).join();
+}
+
+TEST_CASE("a task frame freed on another thread goes to that thread's pool") {
+  Task<int> task = plain(5);
+  escape(task);
+  duet::FramePoolStats there{};
+  std::thread([&] {
+    duet::set_frame_pool_limit(FramePool::default_limit);
+    { Task<int> moved = std::move(task); }  // destroyed unstarted, here
+    there = duet::frame_pool_stats();
+  }).join();
+  CHECK_FALSE(task.valid());
+  if constexpr (duet::frame_pool_recycles) {
+    CHECK(there.cached_blocks == 1);
+  } else {
+    CHECK(there.cached_blocks == 0);
+  }
+}
+
+TEST_CASE("a task frame over the largest size class bypasses the pool's cache") {
+  struct Big {
+    std::array<char, 2 * FramePool::largest_pooled> bytes{};
+  };
+  auto body = [](Big big) -> Task<int> { co_return big.bytes[0] + 1; };
+  const duet::FramePoolStats before = duet::frame_pool_stats();
+  for (int i = 0; i < 3; ++i) {
+    Task<int> task = body(Big{});
+    escape(task);
+    CHECK(duet::sync_wait(std::move(task)) == 1);
+  }
+  const duet::FramePoolStats after = duet::frame_pool_stats();
+  CHECK(after.reused == before.reused);  // big frames are never cached, so never reused
+  CHECK(after.cached_bytes == before.cached_bytes);
 }
