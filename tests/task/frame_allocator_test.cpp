@@ -295,3 +295,8 @@ TEST_CASE("a task frame over the largest size class bypasses the pool's cache") 
   CHECK(after.reused == before.reused);  // big frames are never cached, so never reused
   CHECK(after.cached_bytes == before.cached_bytes);
 }
+
+TEST_CASE("a task whose std::allocator_arg is not followed by an allocator takes the default frame") {
+  auto body = [](std::allocator_arg_t, int x) -> Task<int> { co_return x; };
+  CHECK(duet::sync_wait(body(std::allocator_arg, 4)) == 4);
+}

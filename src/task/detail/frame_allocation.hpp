@@ -30,6 +30,13 @@
 
 namespace duet::detail {
 
+// What the allocator after std::allocator_arg must offer (a standard allocator).
+template <typename A>
+concept FrameAllocator = requires(A& a, std::size_t n) {
+  typename A::value_type;
+  a.deallocate(a.allocate(n), n);
+};
+
 class FrameAllocation {
  public:
   static void* operator new(std::size_t size) {
@@ -38,12 +45,12 @@ class FrameAllocation {
     return frame;
   }
   // Free function: f(std::allocator_arg, alloc, args...).
-  template <typename Alloc, typename... Args>
+  template <FrameAllocator Alloc, typename... Args>
   static void* operator new(std::size_t size, std::allocator_arg_t, const Alloc& alloc, const Args&...) {
     return allocate_with(size, alloc);
   }
   // Member function or lambda: obj.f(std::allocator_arg, alloc, args...).
-  template <typename Self, typename Alloc, typename... Args>
+  template <typename Self, FrameAllocator Alloc, typename... Args>
   static void* operator new(std::size_t size, const Self&, std::allocator_arg_t, const Alloc& alloc,
                             const Args&...) {
     return allocate_with(size, alloc);
