@@ -3,20 +3,28 @@
 // an owning handle, symmetric transfer back to the awaiter, a stored value)
 // and nothing else: no exception storage (an escaping exception terminates),
 // no reference or void specialisations beyond what the benchmark uses.
+//
+// BareTask<T, /*Rethrows=*/true> adds exactly one thing: an escaping
+// exception is stored and rethrown to the awaiter, as duet::Task does. It is
+// the control for clang's frame elision (HALO): see docs/BENCHMARKS.md.
 #pragma once
 
 #include <coroutine>
 #include <exception>
+#include <type_traits>
 #include <utility>
 
 namespace duet::bench {
 
-template <typename T>
+struct NoError {};
+
+template <typename T, bool Rethrows = false>
 class BareTask {
  public:
   struct promise_type {
     std::coroutine_handle<> continuation_ = std::noop_coroutine();
     T value_{};
+    [[no_unique_address]] std::conditional_t<Rethrows, std::exception_ptr, NoError> error_{};
     BareTask get_return_object() noexcept {
       return BareTask{std::coroutine_handle<promise_type>::from_promise(*this)};
     }
@@ -32,7 +40,13 @@ class BareTask {
       return Final{};
     }
     void return_value(T v) noexcept { value_ = v; }
-    void unhandled_exception() noexcept { std::terminate(); }
+    void unhandled_exception() noexcept {
+      if constexpr (Rethrows) {
+        error_ = std::current_exception();
+      } else {
+        std::terminate();
+      }
+    }
   };
 
   explicit BareTask(std::coroutine_handle<promise_type> h) noexcept : handle_(h) {}
@@ -52,7 +66,12 @@ class BareTask {
         handle_.promise().continuation_ = awaiter;
         return handle_;
       }
-      T await_resume() noexcept { return handle_.promise().value_; }
+      T await_resume() noexcept(!Rethrows) {
+        if constexpr (Rethrows) {
+          if (handle_.promise().error_) std::rethrow_exception(handle_.promise().error_);
+        }
+        return handle_.promise().value_;
+      }
     };
     return Awaiter{handle_};
   }

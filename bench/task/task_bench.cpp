@@ -2,17 +2,25 @@
 //
 //   create_await_destroy: a parent awaits a freshly created child that returns
 //     an int at once — frame allocation, start by symmetric transfer, value
-//     hand-back, final transfer, frame destruction.
+//     hand-back, final transfer, frame destruction. duet with this thread's
+//     FramePool (the default) and without it (duet_no_pool); the bare
+//     coroutine that terminates on exceptions and the one that rethrows them.
+//     The _400B rows copy a 400-byte argument into the child's frame.
 //   resume_suspend: a running coroutine suspends on an awaiter and is resumed
 //     from outside — the cost an I/O completion pays to wake a task.
 //
 // Run: ./build/bench/task/task_bench --benchmark_repetitions=10
-//        --benchmark_report_aggregates_only=true   (see docs/BENCHMARKS.md)
+//        --benchmark_report_aggregates_only=true   (see docs/BENCHMARKS.md;
+//      bench/task/callgrind.sh counts instructions per iteration)
 #include <benchmark/benchmark.h>
 
+#include <array>
+#include <cstdlib>
 #include <coroutine>
+#include <type_traits>
 
 #include "bare_coroutine.hpp"
+#include "task/frame_pool.hpp"
 #include "task/sync_wait.hpp"
 #include "task/task.hpp"
 #include "task/task_scope.hpp"
@@ -23,33 +31,70 @@ using duet::bench::BareTask;
 
 // ---- create + await + destroy ---------------------------------------------
 
-duet::Task<int> duet_leaf(int x) { co_return x + 1; }
+// The child's argument is copied into its frame: an int (a ~48-byte frame), or
+// 400 bytes, about the KV driver's per-request flush() frame (~460 bytes).
+struct Payload400 {
+  std::array<char, 400> bytes{};
+};
+int seed(int x) { return x; }
+int seed(const Payload400& p) {
+  benchmark::DoNotOptimize(p);  // all 400 bytes stay in the frame
+  return p.bytes[0];
+}
+template <typename Arg>
+Arg make_arg(int i) {
+  Arg arg{};
+  if constexpr (std::is_same_v<Arg, int>) {
+    arg = i;
+  } else {
+    arg.bytes[0] = static_cast<char>(i);
+  }
+  return arg;
+}
 
+template <typename Arg>
+duet::Task<int> duet_leaf(Arg a) {
+  co_return seed(a) + 1;
+}
+
+template <typename Arg>
 duet::Task<void> duet_parent(benchmark::State& state) {
   int i = 0;
   // KeepRunning rather than a range-for: clang 14 crashes on a range-for over
   // benchmark::State inside a coroutine.
   while (state.KeepRunning()) {
-    int v = co_await duet_leaf(i++);
+    int v = co_await duet_leaf(make_arg<Arg>(i++));
     benchmark::DoNotOptimize(v);
   }
 }
 
-BareTask<int> bare_leaf(int x) { co_return x + 1; }
+template <typename Arg, bool Rethrows>
+BareTask<int, Rethrows> bare_leaf(Arg a) {
+  co_return seed(a) + 1;
+}
 
-BareTask<int> bare_parent(benchmark::State& state) {
+template <typename Arg, bool Rethrows>
+BareTask<int, Rethrows> bare_parent(benchmark::State& state) {
   int i = 0;
   while (state.KeepRunning()) {
-    int v = co_await bare_leaf(i++);
+    int v = co_await bare_leaf<Arg, Rethrows>(make_arg<Arg>(i++));
     benchmark::DoNotOptimize(v);
   }
   co_return 0;
 }
 
-void create_await_destroy_duet(benchmark::State& state) { duet::sync_wait(duet_parent(state)); }
+// pool_limit 0: this thread's FramePool passes every frame to the global
+// operator new/delete, which is what Task did before the pool existed.
+template <typename Arg, std::size_t pool_limit>
+void create_await_destroy_duet(benchmark::State& state) {
+  duet::set_frame_pool_limit(pool_limit);
+  duet::sync_wait(duet_parent<Arg>(state));
+  duet::set_frame_pool_limit(duet::FramePool::default_limit);
+}
 
+template <typename Arg, bool Rethrows>
 void create_await_destroy_bare(benchmark::State& state) {
-  BareTask<int> parent = bare_parent(state);
+  BareTask<int, Rethrows> parent = bare_parent<Arg, Rethrows>(state);
   parent.start();  // completes synchronously: every await finishes at once
 }
 
@@ -101,11 +146,27 @@ void resume_suspend_bare(benchmark::State& state) {
   resume_round_trips(state, slot);
 }
 
+// TASK_BENCH_ITERATIONS=N runs every row exactly N iterations, once: for
+// callgrind, which would otherwise count Google Benchmark's iteration search.
+void fixed_iterations_from_env(benchmark::internal::Benchmark* b) {
+  if (const char* n = std::getenv("TASK_BENCH_ITERATIONS")) b->Iterations(std::atoll(n));
+}
+
 }  // namespace
 
-BENCHMARK(create_await_destroy_duet)->Name("task/create_await_destroy/duet");
-BENCHMARK(create_await_destroy_bare)->Name("task/create_await_destroy/bare");
-BENCHMARK(resume_suspend_duet)->Name("task/resume_suspend/duet");
-BENCHMARK(resume_suspend_bare)->Name("task/resume_suspend/bare");
+// A row: its name, its function, and fixed iterations when asked.
+#define TASK_BENCHMARK(name, ...) BENCHMARK(__VA_ARGS__)->Name(name)->Apply(fixed_iterations_from_env)
+
+constexpr std::size_t pooled = duet::FramePool::default_limit;
+TASK_BENCHMARK("task/create_await_destroy/duet", create_await_destroy_duet<int, pooled>);
+TASK_BENCHMARK("task/create_await_destroy/duet_no_pool", create_await_destroy_duet<int, 0>);
+TASK_BENCHMARK("task/create_await_destroy/bare", create_await_destroy_bare<int, false>);
+TASK_BENCHMARK("task/create_await_destroy/bare_rethrow", create_await_destroy_bare<int, true>);
+TASK_BENCHMARK("task/create_await_destroy_400B/duet", create_await_destroy_duet<Payload400, pooled>);
+TASK_BENCHMARK("task/create_await_destroy_400B/duet_no_pool", create_await_destroy_duet<Payload400, 0>);
+TASK_BENCHMARK("task/create_await_destroy_400B/bare", create_await_destroy_bare<Payload400, false>);
+TASK_BENCHMARK("task/create_await_destroy_400B/bare_rethrow", create_await_destroy_bare<Payload400, true>);
+TASK_BENCHMARK("task/resume_suspend/duet", resume_suspend_duet);
+TASK_BENCHMARK("task/resume_suspend/bare", resume_suspend_bare);
 
 BENCHMARK_MAIN();

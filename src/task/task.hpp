@@ -11,6 +11,8 @@
 // - Completion resumes the awaiter by symmetric transfer, so long chains of
 //   synchronously finishing awaits run in constant stack.
 // - Single-threaded: a task is awaited once, by one awaiter.
+// - Frames come from this thread's FramePool (task/frame_pool.hpp), or from
+//   an allocator passed as `std::allocator_arg, alloc` first arguments.
 //
 //   duet::Task<int> twice(int x) { co_return 2 * x; }
 //   duet::Task<int> caller() { co_return co_await twice(21); }   // 42
@@ -21,6 +23,7 @@
 #include <exception>
 #include <utility>
 
+#include "task/detail/frame_allocation.hpp"
 #include "task/detail/result.hpp"
 
 namespace duet {
@@ -30,7 +33,9 @@ class [[nodiscard]] Task;
 
 namespace detail {
 
-class TaskPromiseBase {
+// FrameAllocation: frames come from this thread's FramePool, or from the
+// allocator a coroutine takes after std::allocator_arg (frame_allocation.hpp).
+class TaskPromiseBase : public FrameAllocation {
  public:
   // Resumes whoever awaited us. Returning the handle from await_suspend is the
   // symmetric transfer that keeps deep await chains from growing the stack.
