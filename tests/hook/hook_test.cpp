@@ -19,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "hook/hook_support.hpp"
 #include "stackful/hook/hook.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/tcp_listener.hpp"
@@ -33,58 +34,11 @@ namespace fiber = duet::fiber;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Plain blocking POSIX code, as a library written without fibers in mind would have it.
-int blocking_listener(std::uint16_t& port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(fd, 128) == 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  port = ntohs(addr.sin_port);
-  return fd;
-}
-
-int blocking_connect(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::string read_n(int fd, std::size_t want) {
-  std::string got;
-  char buf[4096];
-  while (got.size() < want) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    got.append(buf, static_cast<std::size_t>(n));
-  }
-  return got;
-}
-
-int kernel_flags(int fd) { return static_cast<int>(::syscall(SYS_fcntl, fd, F_GETFL)); }
+using duet::test::blocking_connect;
+using duet::test::blocking_listener;
+using duet::test::kernel_flags;
+using duet::test::read_n;
+using duet::test::write_all;
 
 }  // namespace
 

@@ -4,7 +4,8 @@
 // real call runs on the (kernel-)non-blocking socket and EAGAIN turns into a
 // wait — of the fiber on a fiber, of the thread elsewhere — then a retry.
 // fcntl lives in hook_fcntl.cpp (it must be compiled without
-// _FILE_OFFSET_BITS=64, which renames it to fcntl64).
+// _FILE_OFFSET_BITS=64, which renames it to fcntl64), dup/dup2/dup3 in
+// hook_dup.cpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,6 +16,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 
 #include "stackful/hook/fd_table.hpp"
 #include "stackful/hook/hook.hpp"
@@ -23,18 +25,16 @@
 
 namespace duet::fiber::hook {
 
-FdTable& fd_table() noexcept {
-  static FdTable table;
-  return table;
-}
-
 namespace {
 
 enum class Direction { in, out };
 
-void make_kernel_nonblocking(int fd, FdState& state) noexcept {
+// The kernel flag belongs to the open file description: every dup of fd sees it.
+void make_kernel_nonblocking(int fd, const FdState& state) noexcept {
   const int flags = real().fcntl(fd, F_GETFL);
-  if (flags >= 0 && real().fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0) state.kernel_nonblock = true;
+  if (flags >= 0 && real().fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0) {
+    fd_table().set_nonblock(fd, state.user_nonblock, true);
+  }
 }
 
 Deadline deadline_for(const FdState& state, Direction direction) noexcept {
@@ -184,17 +184,18 @@ int poll(pollfd* fds, nfds_t count, int timeout_ms) {
 }
 
 int close(int fd) {
+  if (duet::fiber::hook::close_is_kept_open(fd)) return 0;
   if (duet::fiber::hook::fiber_managed(fd)) return duet::fiber::hook::close_managed(fd);
   return real().close(fd);
 }
 
 int setsockopt(int fd, int level, int name, const void* value, socklen_t len) {
-  duet::fiber::hook::FdState* state = fd_table().get(fd);
   const bool timeout = level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
-  if (state != nullptr && timeout && value != nullptr && len >= sizeof(timeval)) {
+  if (fd_table().get(fd) != nullptr && timeout && value != nullptr && len >= sizeof(timeval)) {
     const auto* tv = static_cast<const timeval*>(value);
     const std::int64_t ns = static_cast<std::int64_t>(tv->tv_sec) * 1'000'000'000 + tv->tv_usec * 1'000;
-    (name == SO_RCVTIMEO ? state->recv_timeout_ns : state->send_timeout_ns).store(ns);
+    fd_table().set_timeout(fd, name == SO_RCVTIMEO ? duet::fiber::hook::Timeout::recv
+                                                   : duet::fiber::hook::Timeout::send, ns);
   }
   return real().setsockopt(fd, level, name, value, len);
 }
