@@ -179,6 +179,60 @@ TEST_CASE("SO_RCVTIMEO becomes a timeout that blocks only the fiber") {
   ::close(listener);
 }
 
+TEST_CASE("a SO_RCVTIMEO the kernel refuses leaves the timeout in force unchanged") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    const timeval short_timeout{0, 50'000};
+    CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &short_timeout, sizeof short_timeout) == 0);
+    const timeval out_of_range{0, 1'500'000};  // tv_usec >= 1,000,000: Linux says EDOM
+    errno = 0;
+    CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &out_of_range, sizeof out_of_range) == -1);
+    CHECK(errno == EDOM);
+    const auto read = duet::test::timed_read(c.client);  // the kernel still has 50 ms, so must the hooks
+    CHECK(read.n == -1);
+    CHECK(read.error == EAGAIN);
+    CHECK(read.waited >= 45ms);
+    CHECK(read.waited < 1s);
+    c.close();
+  });
+}
+
+namespace {
+
+// A read with this receive timeout, while the peer writes 4 bytes 100 ms later.
+duet::test::TimedRead read_with_timeout(const duet::test::Connection& c, timeval timeout) {
+  CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) == 0);
+  auto writer = duet::test::write_later(c.server, "late", 100ms);
+  const auto read = duet::test::timed_read(c.client);
+  CHECK(writer.join() == 4);
+  return read;
+}
+
+}  // namespace
+
+TEST_CASE("a SO_RCVTIMEO too long to count in nanoseconds waits like no timeout at all") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    // 4,092 years: the kernel takes it (as "forever"); times 10^9 it wraps a
+    // 64-bit count to 33 ms, which a naive conversion would wait instead.
+    const auto read = read_with_timeout(c, timeval{129'127'208'516, 0});
+    CHECK(read.n == 4);
+    CHECK(read.waited >= 80ms);
+    c.close();
+  });
+}
+
+TEST_CASE("a SO_RCVTIMEO with a negative tv_sec makes a read fail at once, as Linux does") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    const auto read = read_with_timeout(c, timeval{-1, 0});  // the kernel's zero timeout: EAGAIN at once
+    CHECK(read.n == -1);
+    CHECK(read.error == EAGAIN);
+    CHECK(read.waited < 50ms);
+    c.close();
+  });
+}
+
 TEST_CASE("sleep, usleep and nanosleep on fibers sleep the fiber, not the thread") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   Scheduler scheduler({.backend = backend});

@@ -22,8 +22,9 @@
 //   file description: O_NONBLOCK set through one fd shows through all. dup2 or
 //   dup3 onto a managed socket drops its old state (and the loop forgets it);
 //   a duplicate of anything else is not managed.
-// - SO_RCVTIMEO / SO_SNDTIMEO become the wait's timeout: the call fails with
-//   EAGAIN (connect: EINPROGRESS) when it expires, as Linux does.
+// - SO_RCVTIMEO / SO_SNDTIMEO (once the kernel has accepted them) become the
+//   wait's timeout: the call fails with EAGAIN (connect: EINPROGRESS) when it
+//   expires, as Linux does; a negative tv_sec fails it at once, as in Linux.
 // - sleep/usleep/nanosleep on a fiber sleep that fiber only.
 // - Limitations: an fd closed or duplicated behind libc's back (e.g. inside
 //   fclose, or libc's own internal dup calls) is not seen; only calls through
