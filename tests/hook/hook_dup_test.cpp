@@ -215,3 +215,24 @@ TEST_CASE("dup3 with O_CLOEXEC makes the target a close-on-exec duplicate that b
     for (const int fd : {a.client, a.server, b.client, b.server}) ::close(fd);
   });
 }
+
+TEST_CASE("a dup2 or dup3 that fails leaves the target, and a fiber waiting on it, untouched") {
+  on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const Connection a = connect_to(listener, port);
+    const Connection b = connect_to(listener, port);
+    auto reader = duet::fiber::spawn([&b] { return read_n(b.client, 2); });  // parks on b.client
+    duet::fiber::yield();
+    int pipe_fds[2];
+    REQUIRE(::pipe(pipe_fds) == 0);
+    ::close(pipe_fds[1]);
+    errno = 0;
+    CHECK(::dup2(pipe_fds[1], b.client) == -1);  // a closed source: EBADF
+    CHECK(errno == EBADF);
+    errno = 0;
+    CHECK(::dup3(a.client, b.client, O_NONBLOCK) == -1);  // only O_CLOEXEC is allowed
+    CHECK(errno == EINVAL);
+    REQUIRE(::write(b.server, "ok", 2) == 2);
+    CHECK(reader.join() == "ok");
+    for (const int fd : {a.client, a.server, b.client, b.server, pipe_fds[0]}) ::close(fd);
+  });
+}

@@ -49,6 +49,7 @@ int dup2(int fd, int target) {
 }
 
 int dup3(int fd, int target, int flags) {
+  if ((flags & ~O_CLOEXEC) != 0) return real().dup3(fd, target, flags);  // EINVAL, target untouched
   return duet::fiber::hook::duplicate_onto(fd, target, [&] { return real().dup3(fd, target, flags); });
 }
 
