@@ -48,9 +48,10 @@ bool read_waits_for_peer(int fd, int peer, const std::string& byte) {
   return got == byte && waited >= 20ms;
 }
 
+// At once: well before any timeout or late write these tests set up (slack for a loaded machine).
 bool read_says_eagain(int fd) {
   const auto read = duet::test::timed_read(fd);
-  return read.n == -1 && read.error == EAGAIN && read.waited < 20ms;
+  return read.n == -1 && read.error == EAGAIN && read.waited < 250ms;
 }
 
 }  // namespace
