@@ -1,4 +1,4 @@
-// Guarded stacks. One mmap per stack, then mprotect of its lowest page: the
+// Guarded stacks. One mmap per stack, then mprotect of its lowest 64 KiB: the
 // kernel splits that into two VMAs (a PROT_NONE one and a read-write one),
 // which is why vm.max_map_count bounds the number of stacks at about half of
 // its value. MAP_NORESERVE keeps untouched pages out of the commit charge, so
@@ -39,6 +39,13 @@ std::size_t Stack::page_size() noexcept {
   return size;
 }
 
+// 64 KiB, in whole pages (one page where pages are 64 KiB).
+std::size_t Stack::guard_size() noexcept {
+  constexpr std::size_t wanted = 64 * 1024;
+  const std::size_t page = page_size();
+  return (wanted + page - 1) / page * page;
+}
+
 Stack Stack::allocate(std::size_t usable_size) {
   const std::size_t page = page_size();
   const std::size_t usable = (usable_size + page - 1) / page * page;
@@ -49,7 +56,7 @@ Stack Stack::allocate(std::size_t usable_size) {
   if (::mprotect(base, guard_size(), PROT_NONE) != 0) {
     const int error = errno;
     ::munmap(base, total);
-    throw_map_failure(error, usable, "mprotect of the guard page");
+    throw_map_failure(error, usable, "mprotect of the guard");
   }
   // Advice only: a kernel without THP rejects it, which is what we want anyway.
   (void)::madvise(static_cast<char*>(base) + guard_size(), usable, MADV_NOHUGEPAGE);

@@ -19,6 +19,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "hook/hook_support.hpp"
 #include "stackful/hook/hook.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/tcp_listener.hpp"
@@ -33,58 +34,11 @@ namespace fiber = duet::fiber;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Plain blocking POSIX code, as a library written without fibers in mind would have it.
-int blocking_listener(std::uint16_t& port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const int one = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  REQUIRE(::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
-  REQUIRE(::listen(fd, 128) == 0);
-  socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  port = ntohs(addr.sin_port);
-  return fd;
-}
-
-int blocking_connect(std::uint16_t port) {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = htons(port);
-  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-bool write_all(int fd, const std::string& data) {
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::write(fd, data.data() + done, data.size() - done);
-    if (n <= 0) return false;
-    done += static_cast<std::size_t>(n);
-  }
-  return true;
-}
-
-std::string read_n(int fd, std::size_t want) {
-  std::string got;
-  char buf[4096];
-  while (got.size() < want) {
-    const ssize_t n = ::read(fd, buf, sizeof buf);
-    if (n <= 0) break;
-    got.append(buf, static_cast<std::size_t>(n));
-  }
-  return got;
-}
-
-int kernel_flags(int fd) { return static_cast<int>(::syscall(SYS_fcntl, fd, F_GETFL)); }
+using duet::test::blocking_connect;
+using duet::test::blocking_listener;
+using duet::test::kernel_flags;
+using duet::test::read_n;
+using duet::test::write_all;
 
 }  // namespace
 
@@ -223,6 +177,60 @@ TEST_CASE("SO_RCVTIMEO becomes a timeout that blocks only the fiber") {
   ticker.join();
   CHECK(ticks == 3);  // the ticker ran while the reader waited
   ::close(listener);
+}
+
+TEST_CASE("a SO_RCVTIMEO the kernel refuses leaves the timeout in force unchanged") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    const timeval short_timeout{0, 50'000};
+    CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &short_timeout, sizeof short_timeout) == 0);
+    const timeval out_of_range{0, 1'500'000};  // tv_usec >= 1,000,000: Linux says EDOM
+    errno = 0;
+    CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &out_of_range, sizeof out_of_range) == -1);
+    CHECK(errno == EDOM);
+    const auto read = duet::test::timed_read(c.client);  // the kernel still has 50 ms, so must the hooks
+    CHECK(read.n == -1);
+    CHECK(read.error == EAGAIN);
+    CHECK(read.waited >= 45ms);
+    CHECK(read.waited < 1s);
+    c.close();
+  });
+}
+
+namespace {
+
+// A read with this receive timeout, while the peer writes 4 bytes 300 ms later.
+duet::test::TimedRead read_with_timeout(const duet::test::Connection& c, timeval timeout) {
+  CHECK(::setsockopt(c.client, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout) == 0);
+  auto writer = duet::test::write_later(c.server, "late", 300ms);
+  const auto read = duet::test::timed_read(c.client);
+  CHECK(writer.join() == 4);
+  return read;
+}
+
+}  // namespace
+
+TEST_CASE("a SO_RCVTIMEO too long to count in nanoseconds waits like no timeout at all") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    // 4,092 years: the kernel takes it (as "forever"); times 10^9 it wraps a
+    // 64-bit count to 33 ms, which a naive conversion would wait instead.
+    const auto read = read_with_timeout(c, timeval{129'127'208'516, 0});
+    CHECK(read.n == 4);
+    CHECK(read.waited >= 250ms);
+    c.close();
+  });
+}
+
+TEST_CASE("a SO_RCVTIMEO with a negative tv_sec makes a read fail at once, as Linux does") {
+  duet::test::on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int listener, std::uint16_t port) {
+    const duet::test::Connection c = duet::test::connect_to(listener, port);
+    const auto read = read_with_timeout(c, timeval{-1, 0});  // the kernel's zero timeout: EAGAIN at once
+    CHECK(read.n == -1);
+    CHECK(read.error == EAGAIN);
+    CHECK(read.waited < 150ms);
+    c.close();
+  });
 }
 
 TEST_CASE("sleep, usleep and nanosleep on fibers sleep the fiber, not the thread") {

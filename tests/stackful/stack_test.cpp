@@ -29,13 +29,39 @@ using duet::fiber::Stack;
 using duet::fiber::StackPool;
 
 // Recursion that the optimiser cannot flatten: each frame owns 512 bytes.
-// `lowest` records the deepest frame address reached.
-[[gnu::noinline]] std::size_t descend(std::size_t depth, std::uintptr_t* lowest = nullptr) {
+// `lowest` records the deepest frame address reached; the deepest frame calls
+// at_bottom, if given.
+[[gnu::noinline]] std::size_t descend(std::size_t depth, std::uintptr_t* lowest = nullptr,
+                                      void (*at_bottom)() = nullptr) {
   volatile char frame[512];
   frame[0] = static_cast<char>(depth);
   if (lowest != nullptr) *lowest = reinterpret_cast<std::uintptr_t>(&frame[0]);
-  if (depth == 0) return static_cast<std::size_t>(frame[0]);
-  return descend(depth - 1, lowest) + 1 + static_cast<std::size_t>(frame[0] - static_cast<char>(depth));
+  if (depth == 0) {
+    if (at_bottom != nullptr) at_bottom();
+    return static_cast<std::size_t>(frame[0]);
+  }
+  return descend(depth - 1, lowest, at_bottom) + 1 + static_cast<std::size_t>(frame[0] - static_cast<char>(depth));
+}
+
+// The running fiber's depth (in descend frames) that leaves `room` bytes of its
+// stack free below the deepest frame. Measures this build's frame size first
+// (sanitizers make frames bigger).
+std::size_t depth_leaving(std::size_t room) {
+  std::uintptr_t one = 0;
+  std::uintptr_t nine = 0;
+  descend(1, &one);
+  descend(9, &nine);
+  const std::size_t frame = (one - nine) / 8;
+  const auto bottom = reinterpret_cast<std::uintptr_t>(Scheduler::current()->running()->stack_.bottom());
+  return (one - bottom - room) / frame;
+}
+
+// A 64 KiB frame whose first write is at its far (lowest) end, as in code that
+// fills a local buffer from its start.
+[[gnu::noinline]] void big_frame() {
+  volatile char frame[64 * 1024];
+  frame[0] = 1;
+  frame[sizeof frame - 1] = frame[0];
 }
 
 struct ChildResult {
@@ -71,14 +97,20 @@ ChildResult run_in_child(Fn fn) {
 
 }  // namespace
 
-TEST_CASE("a stack has a PROT_NONE guard page just below its usable area") {
+TEST_CASE("a stack has a PROT_NONE guard of at least 64 KiB just below its usable area") {
   Stack stack = Stack::allocate(10000);
   CHECK(stack.usable_size() % Stack::page_size() == 0);
   CHECK(stack.usable_size() >= 10000);
+  CHECK(Stack::guard_size() >= 64 * 1024);  // wider than a frame with a 64 KiB buffer in it
+  CHECK(Stack::guard_size() % Stack::page_size() == 0);
   auto* bottom = static_cast<char*>(stack.bottom());
   CHECK(stack.guard_contains(bottom - 1));
-  CHECK(stack.guard_contains(bottom - Stack::page_size()));
+  CHECK(stack.guard_contains(bottom - Stack::guard_size()));
+  CHECK_FALSE(stack.guard_contains(bottom - Stack::guard_size() - 1));
   CHECK_FALSE(stack.guard_contains(bottom));
+  std::vector<unsigned char> resident(Stack::guard_size() / Stack::page_size());
+  CHECK(::mincore(bottom - Stack::guard_size(), Stack::guard_size(), resident.data()) == 0);  // mapped
+  CHECK(::mprotect(bottom - Stack::guard_size(), Stack::guard_size(), PROT_NONE) == 0);
   bottom[0] = 1;  // the usable area is writable end to end
   static_cast<char*>(stack.top())[-1] = 1;
 }
@@ -106,18 +138,12 @@ TEST_CASE("a fiber can recurse until close to the end of its stack") {
   constexpr std::size_t stack_size = 256 * 1024;
   Scheduler scheduler(SchedulerOptions{.stack_size = stack_size});
   auto fiber = scheduler.spawn([] {
-    // Measure this build's frame size (sanitizers make frames bigger), then go
-    // down to within 16 KiB of the guard page.
-    std::uintptr_t one = 0;
-    std::uintptr_t nine = 0;
-    descend(1, &one);
-    descend(9, &nine);
-    const std::size_t frame = (one - nine) / 8;
+    // Down to within 16 KiB of the guard (93% of the stack used).
+    const std::size_t depth = depth_leaving(16 * 1024);
     const auto bottom = reinterpret_cast<std::uintptr_t>(Scheduler::current()->running()->stack_.bottom());
-    const std::size_t depth = (one - bottom - 16 * 1024) / frame;
     std::uintptr_t lowest = 0;
     const bool right = descend(depth, &lowest) == depth;
-    return right && lowest - bottom < 16 * 1024 + 4 * frame;  // 93% of the stack used
+    return right && lowest - bottom < 20 * 1024;
   });
   CHECK(fiber.join());
 }
@@ -136,6 +162,51 @@ TEST_CASE("a stack overflow into the guard page is reported naming the fiber") {
   CHECK(child.err.find("guard page") != std::string::npos);
   const bool died = WIFSIGNALED(child.status) || (WIFEXITED(child.status) && WEXITSTATUS(child.status) != 0);
   CHECK(died);
+}
+
+TEST_CASE("a 64 KiB frame deep in a fiber faults on the guard instead of writing into the mapping below") {
+  // The mapping below the guard is shared with this process, so what the
+  // child wrote there can be checked after it died.
+  constexpr std::size_t below_size = 256 * 1024;
+  const int below_fd = ::memfd_create("duet-below-the-guard", 0);
+  REQUIRE(below_fd >= 0);
+  REQUIRE(::ftruncate(below_fd, below_size) == 0);
+  void* view = ::mmap(nullptr, below_size, PROT_READ | PROT_WRITE, MAP_SHARED, below_fd, 0);
+  REQUIRE(view != MAP_FAILED);
+  std::memset(view, 0x5a, below_size);
+  ChildResult child = run_in_child([below_fd] {
+    Scheduler scheduler(SchedulerOptions{.stack_size = 64 * 1024});
+    // The next fiber gets the stack released last; give it one with the
+    // shared mapping right below its guard (the kernel may have put another
+    // mapping there: then try a new stack, keeping the old one out of the way).
+    std::vector<Stack> taken;
+    for (int i = 0; i < 32 && scheduler.stacks().cached() == 0; ++i) {
+      Stack stack = Stack::allocate(64 * 1024);
+      char* guard = static_cast<char*>(stack.bottom()) - Stack::guard_size();
+      void* below = ::mmap(guard - below_size, below_size, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_FIXED_NOREPLACE, below_fd, 0);
+      if (below == MAP_FAILED) {
+        taken.push_back(std::move(stack));
+      } else {
+        scheduler.stacks().release(std::move(stack));
+      }
+    }
+    if (scheduler.stacks().cached() == 0) ::_exit(3);  // no room found: no test
+    auto fiber = scheduler.spawn([] { descend(depth_leaving(8 * 1024), nullptr, &big_frame); });
+    fiber.join();
+    ::_exit(0);  // the frame skipped the guard without a fault
+  });
+  INFO("child status " << child.status << ", stderr: " << child.err);
+  REQUIRE_FALSE((WIFEXITED(child.status) && WEXITSTATUS(child.status) == 3));
+  const bool died_of_segv = WIFSIGNALED(child.status) && WTERMSIG(child.status) == SIGSEGV;
+  CHECK(died_of_segv);
+  CHECK(child.err.find("hit the guard page") != std::string::npos);
+  const auto* bytes = static_cast<const unsigned char*>(view);
+  std::size_t changed = 0;
+  for (std::size_t i = 0; i < below_size; ++i) changed += bytes[i] != 0x5a ? 1 : 0;
+  CHECK(changed == 0);
+  ::munmap(view, below_size);
+  ::close(below_fd);
 }
 
 TEST_CASE("running out of mappings throws a system_error that says why") {

@@ -3,8 +3,8 @@
 // Contract
 // - A shared library that interposes, through dlsym(RTLD_NEXT, ...): socket,
 //   connect, accept, accept4, read, write, readv, writev, recv, send,
-//   recvfrom, sendto, recvmsg, sendmsg, poll, close, fcntl, setsockopt, sleep,
-//   usleep, nanosleep. Use it with LD_PRELOAD=libduet_hook.so, or link it
+//   recvfrom, sendto, recvmsg, sendmsg, poll, close, dup, dup2, dup3, fcntl,
+//   setsockopt, sleep, usleep, nanosleep. Use it with LD_PRELOAD=libduet_hook.so, or link it
 //   (before libc, which the compiler driver does anyway) and call
 //   duet_hook_installed() once so the linker keeps it (--as-needed).
 // - Active only on a fiber of a running duet::fiber::Scheduler on the calling
@@ -17,11 +17,19 @@
 //   the fiber (waiting on a poll IoOp); one the user made non-blocking (or
 //   MSG_DONTWAIT) returns EAGAIN as usual. Off fibers, a blocking call on a
 //   socket that a fiber turned non-blocking is emulated with the real poll.
-// - SO_RCVTIMEO / SO_SNDTIMEO become the wait's timeout: the call fails with
-//   EAGAIN (connect: EINPROGRESS) when it expires, as Linux does.
+// - Duplicates (dup, dup2, dup3, fcntl F_DUPFD/F_DUPFD_CLOEXEC) of a managed
+//   socket are managed too and share its state, as POSIX has it for one open
+//   file description: O_NONBLOCK set through one fd shows through all. dup2 or
+//   dup3 onto a managed socket drops its old state (and the loop forgets it);
+//   a duplicate of anything else is not managed.
+// - SO_RCVTIMEO / SO_SNDTIMEO (once the kernel has accepted them) become the
+//   wait's timeout: the call fails with EAGAIN (connect: EINPROGRESS) when it
+//   expires, as Linux does; a negative tv_sec fails it at once, as in Linux.
 // - sleep/usleep/nanosleep on a fiber sleep that fiber only.
-// - Limitation: an fd closed behind libc's back (e.g. inside fclose) is not
-//   seen; only close(2) through the PLT resets the table.
+// - Limitations: an fd closed or duplicated behind libc's back (e.g. inside
+//   fclose, or libc's own internal dup calls) is not seen; only calls through
+//   the PLT update the table. Neither are fds received over SCM_RIGHTS,
+//   ioctl(FIONBIO), or the state of an fd above 131071.
 //
 //   // link: executable(..., dependencies : duet_hook_dep)
 //   duet_hook_installed();                         // keeps the library linked

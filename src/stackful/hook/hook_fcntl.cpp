@@ -2,9 +2,11 @@
 // Meson defines) <fcntl.h> renames fcntl to fcntl64, and we must define both
 // names — programs built either way call one or the other.
 //
-// F_GETFL reports the program's own O_NONBLOCK, F_SETFL records it and keeps
-// the kernel's O_NONBLOCK on when the hooks need it. Everything else is the
-// real fcntl, with the argument passed on as glibc does (as a pointer-sized word).
+// F_GETFL reports the program's own O_NONBLOCK, F_SETFL records it (for every
+// dup of fd: file status flags belong to the open file description) and keeps
+// the kernel's O_NONBLOCK on when the hooks need it. F_DUPFD/F_DUPFD_CLOEXEC
+// make a duplicate that shares that state. Everything else is the real fcntl,
+// with the argument passed on as glibc does (as a pointer-sized word).
 #undef _FILE_OFFSET_BITS
 #include <fcntl.h>
 
@@ -29,13 +31,12 @@ int managed_fcntl(int fd, int cmd, void* arg) noexcept {
     const bool user_nonblock = (wanted & O_NONBLOCK) != 0;
     const bool kernel_nonblock = state->kernel_nonblock || user_nonblock;
     const int result = real().fcntl(fd, F_SETFL, kernel_nonblock ? wanted | O_NONBLOCK : wanted);
-    if (result == 0) {
-      state->user_nonblock = user_nonblock;
-      state->kernel_nonblock = kernel_nonblock;
-    }
+    if (result == 0) fd_table().set_nonblock(fd, user_nonblock, kernel_nonblock);
     return result;
   }
-  return real().fcntl(fd, cmd, arg);
+  const int result = real().fcntl(fd, cmd, arg);
+  if (result >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC)) fd_table().adopt_duplicate(fd, result);
+  return result;
 }
 
 }  // namespace

@@ -4,7 +4,8 @@
 // real call runs on the (kernel-)non-blocking socket and EAGAIN turns into a
 // wait — of the fiber on a fiber, of the thread elsewhere — then a retry.
 // fcntl lives in hook_fcntl.cpp (it must be compiled without
-// _FILE_OFFSET_BITS=64, which renames it to fcntl64).
+// _FILE_OFFSET_BITS=64, which renames it to fcntl64), dup/dup2/dup3 in
+// hook_dup.cpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -15,6 +16,7 @@
 
 #include <cerrno>
 #include <chrono>
+#include <cstdint>
 
 #include "stackful/hook/fd_table.hpp"
 #include "stackful/hook/hook.hpp"
@@ -23,24 +25,37 @@
 
 namespace duet::fiber::hook {
 
-FdTable& fd_table() noexcept {
-  static FdTable table;
-  return table;
-}
-
 namespace {
 
 enum class Direction { in, out };
 
-void make_kernel_nonblocking(int fd, FdState& state) noexcept {
+// The kernel flag belongs to the open file description: every dup of fd sees it.
+void make_kernel_nonblocking(int fd, const FdState& state) noexcept {
   const int flags = real().fcntl(fd, F_GETFL);
-  if (flags >= 0 && real().fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0) state.kernel_nonblock = true;
+  if (flags >= 0 && real().fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0) {
+    fd_table().set_nonblock(fd, state.user_nonblock, true);
+  }
 }
 
+// A timeout of hundreds of years (saturated, see timeout_ns) is no deadline:
+// now + ns would overflow the clock.
 Deadline deadline_for(const FdState& state, Direction direction) noexcept {
   const std::int64_t ns = direction == Direction::in ? state.recv_timeout_ns.load() : state.send_timeout_ns.load();
   if (ns <= 0) return Deadline::max();
-  return std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
+  const auto now = std::chrono::steady_clock::now();
+  if (std::chrono::nanoseconds(ns) >= Deadline::max() - now) return Deadline::max();
+  return now + std::chrono::nanoseconds(ns);
+}
+
+// SO_RCVTIMEO/SO_SNDTIMEO as Linux reads a timeval it accepted (tv_usec is in
+// [0, 10^6), or the kernel said EDOM): {0, 0} is none; a negative tv_sec is a
+// zero timeout, which makes the call fail at once (1 ns here, as 0 means none);
+// a tv_sec whose nanoseconds do not fit in 63 bits saturates (292 years).
+std::int64_t timeout_ns(const timeval& tv) noexcept {
+  constexpr std::int64_t ns_per_s = 1'000'000'000;
+  if (tv.tv_sec < 0) return 1;
+  if (tv.tv_sec >= INT64_MAX / ns_per_s - 1) return INT64_MAX;
+  return std::int64_t{tv.tv_sec} * ns_per_s + std::int64_t{tv.tv_usec} * 1'000;
 }
 
 // The state of fd if this call must be made to block on it, else nullptr.
@@ -184,19 +199,22 @@ int poll(pollfd* fds, nfds_t count, int timeout_ms) {
 }
 
 int close(int fd) {
+  if (duet::fiber::hook::close_is_kept_open(fd)) return 0;
   if (duet::fiber::hook::fiber_managed(fd)) return duet::fiber::hook::close_managed(fd);
   return real().close(fd);
 }
 
+// The timeout is recorded only once the kernel has taken it (it refuses a
+// tv_usec out of range with EDOM), and for every dup of the socket.
 int setsockopt(int fd, int level, int name, const void* value, socklen_t len) {
-  duet::fiber::hook::FdState* state = fd_table().get(fd);
+  const int result = real().setsockopt(fd, level, name, value, len);
   const bool timeout = level == SOL_SOCKET && (name == SO_RCVTIMEO || name == SO_SNDTIMEO);
-  if (state != nullptr && timeout && value != nullptr && len >= sizeof(timeval)) {
-    const auto* tv = static_cast<const timeval*>(value);
-    const std::int64_t ns = static_cast<std::int64_t>(tv->tv_sec) * 1'000'000'000 + tv->tv_usec * 1'000;
-    (name == SO_RCVTIMEO ? state->recv_timeout_ns : state->send_timeout_ns).store(ns);
+  if (result == 0 && timeout && len >= sizeof(timeval) && fd_table().get(fd) != nullptr) {
+    const std::int64_t ns = duet::fiber::hook::timeout_ns(*static_cast<const timeval*>(value));
+    fd_table().set_timeout(fd, name == SO_RCVTIMEO ? duet::fiber::hook::Timeout::recv
+                                                   : duet::fiber::hook::Timeout::send, ns);
   }
-  return real().setsockopt(fd, level, name, value, len);
+  return result;
 }
 
 unsigned sleep(unsigned seconds) {

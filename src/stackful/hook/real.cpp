@@ -43,6 +43,9 @@ RealCalls load() noexcept {
   resolve(calls.sendmsg, "sendmsg");
   resolve(calls.poll, "poll");
   resolve(calls.close, "close");
+  resolve(calls.dup, "dup");
+  resolve(calls.dup2, "dup2");
+  resolve(calls.dup3, "dup3");
   resolve(calls.fcntl, "fcntl");
   resolve(calls.setsockopt, "setsockopt");
   resolve(calls.sleep, "sleep");

@@ -31,6 +31,9 @@ struct RealCalls {
   ssize_t (*sendmsg)(int, const msghdr*, int);
   int (*poll)(pollfd*, nfds_t, int);
   int (*close)(int);
+  int (*dup)(int);
+  int (*dup2)(int, int);
+  int (*dup3)(int, int, int);
   int (*fcntl)(int, int, ...);
   int (*setsockopt)(int, int, int, const void*, socklen_t);
   unsigned (*sleep)(unsigned);

@@ -107,6 +107,28 @@ int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept {
 
 void sleep_fibered(std::chrono::nanoseconds duration) noexcept { (void)sleep_for(duration); }
 
+namespace {
+thread_local int kept_open = -1;  // the fd forget_in_backend is forgetting
+}  // namespace
+
+// The loop offers forget-and-close (close_fd) only: its close(fd) comes back
+// through the hooked close(), which asks close_is_kept_open and skips it. Were
+// it to reach libc instead, fd would be closed early and dup2 would still
+// install the new file there, just not atomically.
+void forget_in_backend(int fd) noexcept {
+  Scheduler* scheduler = Scheduler::current();
+  if (scheduler == nullptr || fd < 0) return;
+  kept_open = fd;
+  scheduler->loop().close_fd(fd);
+  kept_open = -1;
+}
+
+bool close_is_kept_open(int fd) noexcept {
+  if (fd < 0 || fd != kept_open) return false;
+  kept_open = -1;
+  return true;
+}
+
 int close_managed(int fd) noexcept {
   fd_table().forget(fd);
   if (Scheduler* scheduler = Scheduler::current()) {
