@@ -52,6 +52,10 @@ void EventLoop::close_fd(int fd) noexcept {
   ::close(fd);
 }
 
+void EventLoop::forget_fd(int fd) noexcept {
+  if (fd >= 0) poller_->forget_fd(fd);
+}
+
 std::size_t EventLoop::in_flight() const noexcept { return poller_->in_flight(); }
 
 }  // namespace duet

@@ -5,7 +5,7 @@
 //   backend is picked once, at construction, from a run-time Backend value.
 //   Construction throws std::system_error when the kernel resource cannot be made
 //   (for io_uring: ENOSYS, EPERM, ...); catch it to fall back to Backend::epoll.
-// - Thread rule: submit/cancel/abandon/run*/close_fd only on the thread that runs
+// - Thread rule: submit/cancel/abandon/run*/close_fd/forget_fd only on the thread that runs
 //   the loop. wake() and stop() from any thread, and from a signal handler
 //   (they are an atomic store and an eventfd write).
 // - Completions are delivered only from run_once/run: submit never calls back.
@@ -114,6 +114,10 @@ class EventLoop {
   // the file) and an epoll one would never be woken. io_uring needs Linux 5.19
   // (IORING_ASYNC_CANCEL_FD) for it; on older kernels such ops stay pending.
   void close_fd(int fd) noexcept;
+  // close_fd without the close: the backend forgets fd (and cancels what waits
+  // on it, as above) while fd stays open — for a caller about to put another
+  // file under the same number atomically (the hooks' dup2 onto a managed fd).
+  void forget_fd(int fd) noexcept;
 
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;

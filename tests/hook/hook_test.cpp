@@ -22,6 +22,7 @@
 #include "hook/hook_support.hpp"
 #include "stackful/hook/hook.hpp"
 #include "stackful/scheduler.hpp"
+#include "stackful/sleep.hpp"
 #include "stackful/tcp_listener.hpp"
 #include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
@@ -292,4 +293,33 @@ TEST_CASE("duet's own fiber sockets work unchanged with the hooks loaded") {
   });  // the streams close through the loop, and through the hooked close
   CHECK(f.join() == "both");
   CHECK(scheduler.loop().in_flight() == 0);
+}
+
+// close_fd cancels what waits on the fd; a program blocked in read() must see
+// what a read of a closed fd gives (EBADF), not the loop's ECANCELED.
+TEST_CASE("a read blocked on a socket that another fiber closes fails with EBADF") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
+  std::uint16_t port = 0;
+  const int listener = blocking_listener(port);
+  int fd = -1;
+  ssize_t got = 0;
+  int error = 0;
+  auto reader = scheduler.spawn([&] {
+    fd = blocking_connect(port);
+    REQUIRE(fd >= 0);
+    char byte = 0;
+    got = ::read(fd, &byte, 1);  // nobody writes: only the close ends it
+    error = errno;
+  });
+  scheduler.spawn([&] {
+    fiber::sleep_for(50ms);
+    ::close(fd);
+  }).detach();
+  reader.join();
+  scheduler.run();
+  ::close(listener);
+  CHECK(got == -1);
+  CHECK(error == EBADF);
 }

@@ -199,7 +199,6 @@ int poll(pollfd* fds, nfds_t count, int timeout_ms) {
 }
 
 int close(int fd) {
-  if (duet::fiber::hook::close_is_kept_open(fd)) return 0;
   if (duet::fiber::hook::fiber_managed(fd)) return duet::fiber::hook::close_managed(fd);
   return real().close(fd);
 }

@@ -61,6 +61,9 @@ int wait_ready(int fd, short events, Deadline deadline) noexcept {
       op.timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
     }
     const int res = detail::run_op(op);  // cannot throw: we are on a fiber
+    // The wait has no stop token, so a cancel can only be the loop's close_fd
+    // (another fiber closed fd): report what a call on a closed fd gives.
+    if (res == -ECANCELED) return -EBADF;
     return res < 0 ? res : 0;
   }
   pollfd one{fd, events, 0};
@@ -107,26 +110,11 @@ int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept {
 
 void sleep_fibered(std::chrono::nanoseconds duration) noexcept { (void)sleep_for(duration); }
 
-namespace {
-thread_local int kept_open = -1;  // the fd forget_in_backend is forgetting
-}  // namespace
-
-// The loop offers forget-and-close (close_fd) only: its close(fd) comes back
-// through the hooked close(), which asks close_is_kept_open and skips it. Were
-// it to reach libc instead, fd would be closed early and dup2 would still
-// install the new file there, just not atomically.
+// fd stays open, so the dup2/dup3 that follows replaces its file atomically.
 void forget_in_backend(int fd) noexcept {
   Scheduler* scheduler = Scheduler::current();
   if (scheduler == nullptr || fd < 0) return;
-  kept_open = fd;
-  scheduler->loop().close_fd(fd);
-  kept_open = -1;
-}
-
-bool close_is_kept_open(int fd) noexcept {
-  if (fd < 0 || fd != kept_open) return false;
-  kept_open = -1;
-  return true;
+  scheduler->loop().forget_fd(fd);
 }
 
 int close_managed(int fd) noexcept {

@@ -30,11 +30,9 @@ int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept;
 void sleep_fibered(std::chrono::nanoseconds duration) noexcept;
 // Closes a managed fd through the scheduler's loop (so epoll forgets it).
 int close_managed(int fd) noexcept;
-// Makes this thread's loop forget fd (epoll: unregister it, end its parked ops
-// with -EBADF) but leaves fd open, for dup2/dup3 to replace it atomically.
+// Makes this thread's loop forget fd (EventLoop::forget_fd: unregister it,
+// cancel its pending ops) but leaves fd open, for dup2/dup3 to replace it
+// atomically.
 void forget_in_backend(int fd) noexcept;
-// True once, for the close(fd) that forget_in_backend makes the loop call:
-// the hooked close() must then leave fd open.
-bool close_is_kept_open(int fd) noexcept;
 
 }  // namespace duet::fiber::hook
