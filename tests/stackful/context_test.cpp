@@ -36,8 +36,6 @@ std::uint16_t read_x87_cw() noexcept {
 
 void write_mxcsr(std::uint32_t value) noexcept { asm volatile("ldmxcsr %0" : : "m"(value)); }
 
-void write_x87_cw(std::uint16_t value) noexcept { asm volatile("fldcw %0" : : "m"(value)); }
-
 constexpr std::uint32_t mxcsr_control = 0xFFC0;  // DAZ, masks, RC, FZ; bits 0-5 are status flags
 constexpr std::uint32_t mxcsr_inexact = 0x0020;  // PE, a sticky status flag
 
@@ -52,14 +50,15 @@ struct FpContext {
   std::uint16_t seen_x87_cw = 0;
 };
 
+// It reads and writes the fields in place, with no local whose address is
+// taken: it never returns, so ASan would leave such a local's redzones
+// poisoned on the stack, and the next user of that memory would trip on them.
 void fp_body(void* data, void* /*transfer*/) noexcept {
   auto& fp = *static_cast<FpContext*>(data);
-  write_mxcsr(fp.mxcsr);
-  write_x87_cw(fp.x87_cw);
+  asm volatile("ldmxcsr %0\n\tfldcw %1" : : "m"(fp.mxcsr), "m"(fp.x87_cw));
   for (;;) {
     detail::switch_context(&fp.fiber_sp, fp.main_sp, nullptr);
-    fp.seen_mxcsr = read_mxcsr();
-    fp.seen_x87_cw = read_x87_cw();
+    asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(fp.seen_mxcsr), "=m"(fp.seen_x87_cw));
   }
 }
 
