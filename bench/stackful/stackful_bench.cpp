@@ -29,6 +29,9 @@ namespace {
 constexpr std::size_t stack_size = 128 * 1024;
 
 // ---- switch/duet: the raw assembly switch, no scheduler ----
+// Each side parks its stack pointer in pp and the other loads it from there (a
+// store-to-load forward per switch), where boost hands its fcontext over in rax:
+// each API used as written, so the difference is part of what is measured.
 struct DuetPingPong {
   void* main_sp = nullptr;
   void* other_sp = nullptr;
