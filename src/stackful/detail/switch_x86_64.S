@@ -37,20 +37,27 @@
  * the 64 bytes are dropped rsp is 16-byte aligned at the trampoline; its `call`
  * pushes 8 bytes, giving the entry function (rsp + 8) % 16 == 0.
  *
- * Why compare before restoring the FP control state: ldmxcsr and fldcw are
- * slow when they change the register (the pipeline is drained), and ~free to
- * skip. Almost every switch finds the same control state on both sides, so we
+ * Why compare before restoring the FP control state: ldmxcsr costs ~1 ns
+ * even when nothing changes, and ~50 ns when it changes MXCSR's status flags
+ * (measured on Intel: a ping-pong between a context with the inexact flag set
+ * and one without took 101 ns per round trip with Boost.Context's
+ * unconditional ldmxcsr + fldcw, 4.4 ns with the compare); fldcw costs ~0.2 ns.
+ * Almost every switch finds the same control state on both sides, so we
  * compare and load only on a difference. Only MXCSR's control bits (6-15) are
  * callee-saved; its status flags (0-5) are caller-saved, so a difference in
- * the flags alone does not force a load. Measured (Intel): ~70-150 ns per
- * switch when the two contexts' MXCSR differed only in a sticky status flag,
- * and the unconditional ldmxcsr + fldcw of Boost.Context's jump_fcontext cost
- * ~1 ns per switch even when nothing changes. The compare runs before the
- * stack switch, straight against memory (its frame through rsi, ours through
- * rsp): 7 instructions where Boost's two loads are 2, so 28 per switch
- * against jump_fcontext's 24. What neither can skip is stmxcsr: it is the only
- * way to learn whether the running fiber changed its own MXCSR, and it is
- * microcoded and slow on AMD Zen (LLVM's Zen 3 model: one per ~15 cycles).
+ * the flags alone does not force a load. The compare runs before the stack
+ * switch, straight against memory (its frame through rsi, ours through rsp):
+ * 7 instructions where Boost's two loads are 2, so 28 per switch against
+ * jump_fcontext's 24. What neither can skip is stmxcsr: it is the only way to
+ * learn whether the running fiber changed its own MXCSR, and it is microcoded
+ * and slow on AMD Zen (LLVM's Zen 3 model: one per ~15 cycles).
+ *
+ * Status flags travel with the thread, never with the fiber: when the control
+ * bits do differ, we load the other context's control bits with OUR status
+ * flags, never its saved flags, so the load does not change the flags (the
+ * ~50 ns case above). A ping-pong between two contexts with different rounding
+ * modes and different flags: 101 ns per round trip loading the saved MXCSR,
+ * 7.3 ns this way. (The fast path already carries our flags over.)
  *
  * Why the compare's branches fall through: the common case (nothing differs)
  * runs straight down past two not-taken branches, and the loads sit out of
@@ -143,7 +150,12 @@ duet_context_switch_local:
 
     .cfi_restore_state
 .Lload_mxcsr:
-    ldmxcsr (%rsi)                  /* restore its MXCSR                        */
+    andl    $0xFFC0, %r10d          /* the control bits that differ, and only them */
+    xorl    (%rsp), %r10d           /* our MXCSR with those bits turned to its:
+                                       its control bits, our status flags       */
+    movl    %r10d, (%rsi)           /* into its MXCSR slot (read for the last
+                                       time now: it is being resumed)          */
+    ldmxcsr (%rsi)                  /* load it (see "Status flags travel")      */
     jmp     .Lmxcsr_done            /* and go on to the x87 control word        */
 .Lload_x87_cw:
     fldcw   4(%rsi)                 /* restore its x87 control word             */
