@@ -4,10 +4,10 @@
 // i.e. two switches. Every variant saves the same callee-saved registers; duet
 // and boost.context (fcontext) both also save MXCSR and the x87 control word;
 // ucontext saves more and makes a sigprocmask system call per switch.
-// The *_rounding_differs rows give the partner its own rounding mode (toward
-// zero, in MXCSR and the x87 control word) and main the inexact flag, so every
-// switch loads the other side's control bits; what it does with the status
-// flags decides the cost (switch_x86_64.S, "Status flags travel").
+// The *_rounding_differs rows give each side its own rounding mode (in MXCSR
+// and the x87 control word) and only main the inexact flag, so every switch
+// loads the other side's control bits; what it does with the status flags
+// decides the cost (switch_x86_64.S, "Status flags travel").
 //
 //   ninja -C build-release bench/stackful/stackful_bench
 //   taskset -c 1 build-release/bench/stackful/stackful_bench --benchmark_repetitions=10
@@ -49,25 +49,29 @@ void duet_partner(void* data, void* /*transfer*/) noexcept {
   for (;;) detail::switch_context(&pp.other_sp, pp.main_sp, nullptr);
 }
 
-// Main's status flags in a *_rounding_differs row: none while the partner is
-// created (boost's partner starts from a copy of main's MXCSR), then the
-// inexact flag raised in MXCSR as any inexact double arithmetic leaves it
-// (feraiseexcept would raise the x87 one); all flags cleared after the run.
-// The plain rows leave the flags alone, as they always have: there both
-// sides happen to start with the same flags.
-class MainFlags {
+// Main's side of a *_rounding_differs row: no status flags while the partner
+// is created (boost's partner starts from a copy of main's MXCSR), then its own
+// rounding mode (upward) and the inexact flag in MXCSR, as its own inexact
+// arithmetic would leave it (feraiseexcept would raise the x87 one). The
+// partner rounds toward zero and computes nothing. The plain rows leave the
+// FP state alone, as they always have.
+class MainRounding {
  public:
-  explicit MainFlags(bool active) noexcept : active_(active) {
+  explicit MainRounding(bool active) noexcept : active_(active) {
     if (active_) std::feclearexcept(FE_ALL_EXCEPT);
   }
-  MainFlags(const MainFlags&) = delete;
-  MainFlags& operator=(const MainFlags&) = delete;
-  ~MainFlags() {
-    if (active_) std::feclearexcept(FE_ALL_EXCEPT);
+  MainRounding(const MainRounding&) = delete;
+  MainRounding& operator=(const MainRounding&) = delete;
+  ~MainRounding() {
+    if (!active_) return;
+    std::fesetround(FE_TONEAREST);
+    std::feclearexcept(FE_ALL_EXCEPT);
   }
-  void raise_inexact() const noexcept {
+  void enter() const noexcept {
+    if (!active_) return;
+    std::fesetround(FE_UPWARD);
     volatile double third = 1.0;
-    if (active_) third = third / 3.0;
+    third = third / 3.0;
   }
 
  private:
@@ -76,11 +80,11 @@ class MainFlags {
 
 template <bool RoundingDiffers>
 void switch_duet(benchmark::State& state) {
-  MainFlags flags(RoundingDiffers);
+  MainRounding rounding(RoundingDiffers);
   duet::fiber::Stack stack = duet::fiber::Stack::allocate(stack_size);
   DuetPingPong pp;
   pp.other_sp = detail::make_context(stack.top(), &duet_partner<RoundingDiffers>, &pp);
-  flags.raise_inexact();
+  rounding.enter();
   for (auto _ : state) detail::switch_context(&pp.main_sp, pp.other_sp, nullptr);
   state.SetItemsProcessed(2 * state.iterations());  // items = switches
 }
@@ -90,13 +94,13 @@ BENCHMARK(switch_duet<true>)->Name("switch/duet_rounding_differs");
 // ---- switch/boost_context: boost::context::fiber, resume() both ways ----
 template <bool RoundingDiffers>
 void switch_boost_context(benchmark::State& state) {
-  MainFlags flags(RoundingDiffers);
+  MainRounding rounding(RoundingDiffers);
   ctx::fiber partner(std::allocator_arg, ctx::fixedsize_stack(stack_size), [](ctx::fiber&& main) {
     if constexpr (RoundingDiffers) std::fesetround(FE_TOWARDZERO);
     for (;;) main = std::move(main).resume();
     return std::move(main);
   });
-  flags.raise_inexact();
+  rounding.enter();
   for (auto _ : state) partner = std::move(partner).resume();
   state.SetItemsProcessed(2 * state.iterations());
 }
