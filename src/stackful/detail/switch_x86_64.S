@@ -55,9 +55,10 @@
  * Status flags travel with the thread, never with the fiber: when the control
  * bits do differ, we load the other context's control bits with OUR status
  * flags, never its saved flags, so the load does not change the flags (the
- * ~50 ns case above). A ping-pong between two contexts with different rounding
- * modes and different flags: 101 ns per round trip loading the saved MXCSR,
- * 7.3 ns this way. (The fast path already carries our flags over.)
+ * ~50 ns case above). switch/duet_rounding_differs (different rounding modes,
+ * different flags): 105.7 ns per round trip loading the saved MXCSR, 9.4 ns
+ * this way (Intel); when the flags happen to agree the merge costs ~1.5 ns per
+ * round trip. (The fast path already carries our flags over.)
  *
  * Why the compare's branches fall through: the common case (nothing differs)
  * runs straight down past two not-taken branches, and the loads sit out of
