@@ -4,6 +4,10 @@
 // i.e. two switches. Every variant saves the same callee-saved registers; duet
 // and boost.context (fcontext) both also save MXCSR and the x87 control word;
 // ucontext saves more and makes a sigprocmask system call per switch.
+// The *_rounding_differs rows give each side its own rounding mode (in MXCSR
+// and the x87 control word) and only main the inexact flag, so every switch
+// loads the other side's control bits; what it does with the status flags
+// decides the cost (switch_x86_64.S, "Status flags travel").
 //
 //   ninja -C build-release bench/stackful/stackful_bench
 //   taskset -c 1 build-release/bench/stackful/stackful_bench --benchmark_repetitions=10
@@ -12,6 +16,7 @@
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/pooled_fixedsize_stack.hpp>
+#include <cfenv>
 #include <cstdint>
 
 #include <benchmark/benchmark.h>
@@ -29,35 +34,78 @@ namespace {
 constexpr std::size_t stack_size = 128 * 1024;
 
 // ---- switch/duet: the raw assembly switch, no scheduler ----
+// Each side parks its stack pointer in pp and the other loads it from there (a
+// store-to-load forward per switch), where boost hands its fcontext over in rax:
+// each API used as written, so the difference is part of what is measured.
 struct DuetPingPong {
   void* main_sp = nullptr;
   void* other_sp = nullptr;
 };
 
+template <bool RoundingDiffers>
 void duet_partner(void* data, void* /*transfer*/) noexcept {
+  if constexpr (RoundingDiffers) std::fesetround(FE_TOWARDZERO);
   auto& pp = *static_cast<DuetPingPong*>(data);
   for (;;) detail::switch_context(&pp.other_sp, pp.main_sp, nullptr);
 }
 
+// Main's side of a *_rounding_differs row: no status flags while the partner
+// is created (boost's partner starts from a copy of main's MXCSR), then its own
+// rounding mode (upward) and the inexact flag in MXCSR, as its own inexact
+// arithmetic would leave it (feraiseexcept would raise the x87 one). The
+// partner rounds toward zero and computes nothing. The plain rows leave the
+// FP state alone, as they always have.
+class MainRounding {
+ public:
+  explicit MainRounding(bool active) noexcept : active_(active) {
+    if (active_) std::feclearexcept(FE_ALL_EXCEPT);
+  }
+  MainRounding(const MainRounding&) = delete;
+  MainRounding& operator=(const MainRounding&) = delete;
+  ~MainRounding() {
+    if (!active_) return;
+    std::fesetround(FE_TONEAREST);
+    std::feclearexcept(FE_ALL_EXCEPT);
+  }
+  void enter() const noexcept {
+    if (!active_) return;
+    std::fesetround(FE_UPWARD);
+    volatile double third = 1.0;
+    third = third / 3.0;
+  }
+
+ private:
+  bool active_;
+};
+
+template <bool RoundingDiffers>
 void switch_duet(benchmark::State& state) {
+  MainRounding rounding(RoundingDiffers);
   duet::fiber::Stack stack = duet::fiber::Stack::allocate(stack_size);
   DuetPingPong pp;
-  pp.other_sp = detail::make_context(stack.top(), &duet_partner, &pp);
+  pp.other_sp = detail::make_context(stack.top(), &duet_partner<RoundingDiffers>, &pp);
+  rounding.enter();
   for (auto _ : state) detail::switch_context(&pp.main_sp, pp.other_sp, nullptr);
   state.SetItemsProcessed(2 * state.iterations());  // items = switches
 }
-BENCHMARK(switch_duet)->Name("switch/duet");
+BENCHMARK(switch_duet<false>)->Name("switch/duet");
+BENCHMARK(switch_duet<true>)->Name("switch/duet_rounding_differs");
 
 // ---- switch/boost_context: boost::context::fiber, resume() both ways ----
+template <bool RoundingDiffers>
 void switch_boost_context(benchmark::State& state) {
+  MainRounding rounding(RoundingDiffers);
   ctx::fiber partner(std::allocator_arg, ctx::fixedsize_stack(stack_size), [](ctx::fiber&& main) {
+    if constexpr (RoundingDiffers) std::fesetround(FE_TOWARDZERO);
     for (;;) main = std::move(main).resume();
     return std::move(main);
   });
+  rounding.enter();
   for (auto _ : state) partner = std::move(partner).resume();
   state.SetItemsProcessed(2 * state.iterations());
 }
-BENCHMARK(switch_boost_context)->Name("switch/boost_context");
+BENCHMARK(switch_boost_context<false>)->Name("switch/boost_context");
+BENCHMARK(switch_boost_context<true>)->Name("switch/boost_context_rounding_differs");
 
 // ---- switch/ucontext: swapcontext both ways ----
 ucontext_t uc_main;

@@ -34,6 +34,34 @@ std::uint16_t read_x87_cw() noexcept {
   return value;
 }
 
+void write_mxcsr(std::uint32_t value) noexcept { asm volatile("ldmxcsr %0" : : "m"(value)); }
+
+constexpr std::uint32_t mxcsr_control = 0xFFC0;  // DAZ, masks, RC, FZ; bits 0-5 are status flags
+constexpr std::uint32_t mxcsr_inexact = 0x0020;  // PE, a sticky status flag
+
+// A context that installs its own FP control state once, then reports what it
+// finds each time it is resumed.
+struct FpContext {
+  void* main_sp = nullptr;
+  void* fiber_sp = nullptr;
+  std::uint32_t mxcsr = 0;  // installed at entry
+  std::uint16_t x87_cw = 0;
+  std::uint32_t seen_mxcsr = 0;  // read after the last resume
+  std::uint16_t seen_x87_cw = 0;
+};
+
+// It reads and writes the fields in place, with no local whose address is
+// taken: it never returns, so ASan would leave such a local's redzones
+// poisoned on the stack, and the next user of that memory would trip on them.
+void fp_body(void* data, void* /*transfer*/) noexcept {
+  auto& fp = *static_cast<FpContext*>(data);
+  asm volatile("ldmxcsr %0\n\tfldcw %1" : : "m"(fp.mxcsr), "m"(fp.x87_cw));
+  for (;;) {
+    detail::switch_context(&fp.fiber_sp, fp.main_sp, nullptr);
+    asm volatile("stmxcsr %0\n\tfnstcw %1" : "=m"(fp.seen_mxcsr), "=m"(fp.seen_x87_cw));
+  }
+}
+
 struct Ping {
   void* main_sp = nullptr;
   void* fiber_sp = nullptr;
@@ -151,4 +179,57 @@ TEST_CASE("the x87 precision control is saved per fiber") {
   scheduler.run();
   CHECK((inside & 0x0300u) == 0);
   CHECK(other == 0x037F);
+}
+
+// The switch loads MXCSR and the x87 control word out of line, each only when
+// it differs (switch_x86_64.S): each path alone, and both, in both directions.
+TEST_CASE("a context whose FP control state differs gets its own back on every switch, and so does its switcher") {
+  const std::uint32_t main_mxcsr = read_mxcsr() & mxcsr_control;
+  const std::uint16_t main_cw = read_x87_cw();
+  struct Case {
+    std::uint32_t mxcsr;
+    std::uint16_t x87_cw;
+  };
+  const Case which = GENERATE_COPY(Case{main_mxcsr | 0x8040u, main_cw},  // FZ + DAZ: MXCSR alone differs
+                                   Case{main_mxcsr, std::uint16_t(main_cw & ~0x0300u)},  // single precision: x87 alone
+                                   Case{main_mxcsr | 0x6000u, std::uint16_t(main_cw | 0x0C00u)});  // toward zero: both
+  REQUIRE(main_mxcsr == 0x1F80);  // the ABI's initial state, which the cases above change
+  REQUIRE(main_cw == 0x037F);
+  Stack stack = Stack::allocate(64 * 1024);
+  FpContext fp;
+  fp.mxcsr = which.mxcsr;
+  fp.x87_cw = which.x87_cw;
+  fp.fiber_sp = detail::make_context(stack.top(), &fp_body, &fp);
+  detail::switch_context(&fp.main_sp, fp.fiber_sp, nullptr);  // it installs its state and switches back
+  for (int i = 0; i < 3; ++i) {
+    CHECK((read_mxcsr() & mxcsr_control) == main_mxcsr);
+    CHECK(read_x87_cw() == main_cw);
+    detail::switch_context(&fp.main_sp, fp.fiber_sp, nullptr);
+    CHECK((fp.seen_mxcsr & mxcsr_control) == which.mxcsr);
+    CHECK(fp.seen_x87_cw == which.x87_cw);
+  }
+  CHECK((read_mxcsr() & mxcsr_control) == main_mxcsr);
+  CHECK(read_x87_cw() == main_cw);
+}
+
+// Status flags are caller-saved, so they stay with the thread: a switch that
+// loaded MXCSR whenever they differed, or loaded the saved flags along with
+// different control bits, would pay ~50 ns (Intel) per switch between a context
+// that did inexact arithmetic and one that did not. The flag raised here must
+// simply carry over, with the same control bits (fast path) and with different
+// ones (the out-of-line load).
+TEST_CASE("MXCSR status flags stay with the thread across a switch, whether or not it loads the other context's control bits") {
+  const std::uint32_t rounding = GENERATE(0x0000u, 0x6000u);  // the same as ours, or toward zero
+  Stack stack = Stack::allocate(64 * 1024);
+  FpContext fp;
+  fp.mxcsr = (read_mxcsr() & ~0x3Fu) | rounding;  // no flags
+  fp.x87_cw = read_x87_cw();
+  fp.fiber_sp = detail::make_context(stack.top(), &fp_body, &fp);
+  detail::switch_context(&fp.main_sp, fp.fiber_sp, nullptr);
+  write_mxcsr(read_mxcsr() | mxcsr_inexact);  // we raise PE; its saved MXCSR has no flag
+  detail::switch_context(&fp.main_sp, fp.fiber_sp, nullptr);
+  CHECK((fp.seen_mxcsr & mxcsr_inexact) != 0);
+  CHECK((fp.seen_mxcsr & mxcsr_control) == (fp.mxcsr & mxcsr_control));
+  CHECK((read_mxcsr() & 0x6000u) == 0);  // and we got our rounding back
+  write_mxcsr(read_mxcsr() & ~0x3Fu);
 }
