@@ -1,0 +1,140 @@
+// duet::run_on_fiber(scheduler, f, args...) — stackless code runs a function on
+// a fiber and co_awaits its result (e.g. a blocking library through the hooks).
+//
+// Contract
+// - Returns an awaiter; nothing happens until it is co_awaited (once). Then f
+//   and args (copied or moved, as Scheduler::spawn does) go onto a new fiber of
+//   `scheduler`, which starts at its next turn, and the awaiting task suspends.
+//   co_await gives f's value (moved), reference or nothing, or rethrows what f
+//   threw. Throws std::system_error from co_await when no stack can be had.
+// - The awaiting task must run on scheduler.loop() and the scheduler must be
+//   running (run(), a join, or fiber::await from a fiber): it runs the fiber and
+//   polls the loop. The task resumes on the scheduler's main context, in the
+//   loop turn after the fiber ends (a nop op carries the result back), never on
+//   the fiber's stack, so task code after the co_await is not hooked.
+// - Destroying the awaiting task while the fiber still runs detaches the fiber:
+//   it runs to its end (pass f a std::stop_token to end it sooner), its value is
+//   dropped, and an exception it throws is rethrown by Scheduler::run like any
+//   detached fiber's. No use-after-free either way: the result slot is shared by
+//   the two and freed by whichever ends last.
+// - One heap allocation per call (the shared slot) besides the fiber's pooled stack.
+// - Thread: the scheduler's. Here the stackless layer includes the stackful one:
+//   this header is the bridge, not part of src/task's core.
+//
+//   duet::Task<std::string> get(duet::fiber::Scheduler& s, std::string key) {
+//     co_return co_await duet::run_on_fiber(s, [&] { return blocking_client_get(key); });
+//   }
+#pragma once
+
+#include <coroutine>
+#include <exception>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "io/event_loop.hpp"
+#include "io/io_op.hpp"
+#include "stackful/scheduler.hpp"
+#include "task/detail/result.hpp"
+#include "task/detail/task_runner.hpp"
+
+namespace duet {
+
+namespace detail {
+
+// The slot an awaiter (in the task's frame) and its fiber share. It is a nop
+// IoOp: the fiber submits it when done, and its completion, on the loop's main
+// context, resumes the task. Reference-counted because either side may end first.
+class FiberCallLink : public IoOp {
+ public:
+  explicit FiberCallLink(EventLoop& loop) noexcept;
+  FiberCallLink(const FiberCallLink&) = delete;
+  FiberCallLink& operator=(const FiberCallLink&) = delete;
+  virtual ~FiberCallLink() = default;
+
+  void wait(std::coroutine_handle<> waiter) noexcept { waiter_ = waiter; }
+  void add_fiber() noexcept { ++refs_; }
+  // Fiber side, f has ended: resume the waiter next turn, or (awaiter gone)
+  // hand back the error so the fiber rethrows it as a detached fiber's.
+  [[nodiscard]] std::exception_ptr fiber_finished(std::exception_ptr error) noexcept;
+  // Awaiter side, on its destruction: abandon the nop if it is in flight.
+  void awaiter_gone() noexcept;
+
+ private:
+  static void on_done(IoOp* op, int res) noexcept;
+  void drop() noexcept;
+
+  EventLoop* loop_;
+  std::coroutine_handle<> waiter_;
+  unsigned refs_ = 1;
+  bool awaiter_gone_ = false;
+};
+
+template <typename R>
+class FiberCallState final : public FiberCallLink {
+ public:
+  using FiberCallLink::FiberCallLink;
+  Result<R> result_;
+};
+
+// The fiber's body: run f, store its outcome, then let go of the slot. The
+// catch block only stores (never switch inside a catch).
+template <typename R, typename Fn>
+struct FiberCallBody {
+  FiberCallState<R>* state_;
+  Fn fn_;
+  void operator()() {
+    try {
+      if constexpr (std::is_void_v<R>) {
+        fn_();
+        state_->result_.set_value();
+      } else {
+        state_->result_.set_value(fn_());
+      }
+    } catch (...) {
+      state_->result_.set_exception(std::current_exception());
+    }
+    std::exception_ptr error = state_->result_.exception();
+    if (auto orphan = std::exchange(state_, nullptr)->fiber_finished(std::move(error))) {
+      std::rethrow_exception(orphan);
+    }
+  }
+};
+
+template <typename R, typename Fn>
+class [[nodiscard]] FiberCall {
+ public:
+  FiberCall(fiber::Scheduler& scheduler, Fn fn) : scheduler_(&scheduler), fn_(std::move(fn)) {}
+  FiberCall(const FiberCall&) = delete;
+  FiberCall& operator=(const FiberCall&) = delete;
+  ~FiberCall() {
+    if (state_ != nullptr) state_->awaiter_gone();
+  }
+
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> waiter) {
+    state_ = new FiberCallState<R>(scheduler_->loop());
+    state_->wait(waiter);
+    scheduler_->spawn(FiberCallBody<R, Fn>{state_, std::move(fn_)}).detach();  // may throw: state_ stays ours
+    state_->add_fiber();
+  }
+  R await_resume() { return take_result(state_->result_); }
+
+ private:
+  fiber::Scheduler* scheduler_;
+  Fn fn_;
+  FiberCallState<R>* state_ = nullptr;
+};
+
+}  // namespace detail
+
+template <typename F, typename... Args>
+auto run_on_fiber(fiber::Scheduler& scheduler, F&& f, Args&&... args) {
+  using R = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
+  auto fn = [f = std::forward<F>(f), bound = std::make_tuple(std::forward<Args>(args)...)]() mutable -> R {
+    return std::apply(std::move(f), std::move(bound));
+  };
+  return detail::FiberCall<R, decltype(fn)>(scheduler, std::move(fn));
+}
+
+}  // namespace duet

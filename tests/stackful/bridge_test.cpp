@@ -1,0 +1,286 @@
+// The bridge between the voices on one loop: a fiber blocks on a Task
+// (fiber::await), a task co_awaits a function run on a fiber (run_on_fiber),
+// tasks and fibers sharing the scheduler's loop, and the lifetime rules when
+// one side goes away first. Every case on both backends. This executable links
+// libduet_hook, so the last cases call plain blocking sockets from stackless
+// code; outside fibers the hooks pass every call through unchanged.
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <coroutine>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include <catch2/catch.hpp>
+
+#include "hook/hook_support.hpp"
+#include "stackful/await_task.hpp"
+#include "stackful/hook/hook.hpp"
+#include "stackful/scheduler.hpp"
+#include "stackful/sleep.hpp"
+#include "stackful/this_fiber.hpp"
+#include "task/run.hpp"
+#include "task/run_on_fiber.hpp"
+#include "task/sleep.hpp"
+#include "task/task.hpp"
+#include "task/task_scope.hpp"
+
+using namespace std::chrono_literals;
+using duet::Backend;
+using duet::Task;
+using duet::fiber::Scheduler;
+namespace fiber = duet::fiber;
+
+namespace {
+
+Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
+
+Task<int> slow_answer(duet::EventLoop& loop) {
+  co_await duet::sleep_for(loop, 5ms);
+  co_return 42;
+}
+
+Task<void> slow_fail(duet::EventLoop& loop) {
+  co_await duet::sleep_for(loop, 1ms);
+  throw std::runtime_error("task failed");
+}
+
+Task<std::unique_ptr<int>> slow_box(duet::EventLoop& loop, int v) {
+  co_await duet::sleep_for(loop, 1ms);
+  co_return std::make_unique<int>(v);
+}
+
+// Suspends until someone resumes the handle it leaves in `parked`: a wait
+// nothing on the loop can end.
+struct ParkForever {
+  std::coroutine_handle<>* parked_;
+  bool await_ready() const noexcept { return false; }
+  void await_suspend(std::coroutine_handle<> h) const noexcept { *parked_ = h; }
+  void await_resume() const noexcept {}
+};
+
+}  // namespace
+
+TEST_CASE("a fiber blocked on a task gets its value while the other fibers run") {
+  Scheduler scheduler({.backend = any_backend()});
+  int ticks = 0;
+  bool done = false;
+  auto ticker = scheduler.spawn([&] {
+    while (!done) {
+      ++ticks;
+      fiber::yield();
+    }
+  });
+  auto waiter = scheduler.spawn([&] {
+    const int v = fiber::await(slow_answer(scheduler.loop()));
+    done = true;
+    return v;
+  });
+  CHECK(waiter.join() == 42);
+  CHECK(ticks > 1);  // the ticker kept turning during the task's 5 ms sleep
+  ticker.join();
+}
+
+TEST_CASE("a fiber awaits void, move-only and reference results of tasks") {
+  Scheduler scheduler({.backend = any_backend()});
+  int target = 0;
+  auto by_ref = [](duet::EventLoop& loop, int& t) -> Task<int&> {
+    co_await duet::sleep_for(loop, 1ms);
+    co_return t;
+  };
+  auto body = scheduler.spawn([&] {
+    std::unique_ptr<int> box = fiber::await(slow_box(scheduler.loop(), 7));
+    fiber::await([](duet::EventLoop& loop) -> Task<void> { co_await duet::sleep_for(loop, 1ms); }(scheduler.loop()));
+    int& ref = fiber::await(by_ref(scheduler.loop(), target));
+    ref = 5;
+    return *box;
+  });
+  CHECK(body.join() == 7);
+  CHECK(target == 5);
+}
+
+TEST_CASE("a task's exception is rethrown in the fiber that awaits it") {
+  Scheduler scheduler({.backend = any_backend()});
+  auto f = scheduler.spawn([&] { fiber::await(slow_fail(scheduler.loop())); });
+  CHECK_THROWS_WITH(f.join(), "task failed");
+}
+
+TEST_CASE("a task that finishes without suspending does not park the fiber") {
+  Scheduler scheduler({.backend = any_backend()});
+  auto f = scheduler.spawn([] {
+    const int v = fiber::await([]() -> Task<int> { co_return 9; }());
+    return v + static_cast<int>(fiber::current_id() != 0);
+  });
+  CHECK(f.join() == 10);
+}
+
+TEST_CASE("fiber::await outside any fiber throws instead of blocking the thread") {
+  Scheduler scheduler({.backend = any_backend()});
+  CHECK_THROWS_AS(fiber::await(slow_answer(scheduler.loop())), std::logic_error);
+}
+
+TEST_CASE("a fiber awaiting a task that nothing can wake is reported as a deadlock") {
+  Scheduler scheduler({.backend = any_backend()});
+  std::coroutine_handle<> parked;
+  auto stuck = [](std::coroutine_handle<>* p) -> Task<int> {
+    co_await ParkForever{p};
+    co_return 1;
+  };
+  auto f = scheduler.spawn([&] { return fiber::await(stuck(&parked)); });
+  CHECK_THROWS_AS(scheduler.run(), std::logic_error);
+  REQUIRE(parked);
+  parked.resume();  // the task ends and readies its fiber, so the scheduler can end cleanly
+  CHECK(f.join() == 1);
+}
+
+TEST_CASE("scheduler.run keeps turning while a task on its loop waits on I/O, with no fiber left") {
+  Scheduler scheduler({.backend = any_backend()});
+  duet::TaskScope scope;
+  bool finished = false;
+  scope.spawn([](duet::EventLoop& loop, bool& done) -> Task<void> {
+    co_await duet::sleep_for(loop, 5ms);
+    done = true;
+  }(scheduler.loop(), finished));
+  scheduler.spawn([] { fiber::yield(); }).detach();
+  scheduler.run();
+  CHECK(finished);
+  CHECK(scope.running() == 0);
+  duet::run_until_complete(scheduler.loop(), scope.join());  // a no-op once it passes
+}
+
+TEST_CASE("a task co_awaits a value a fiber computed while blocking") {
+  Scheduler scheduler({.backend = any_backend()});
+  duet::TaskScope scope;
+  int got = 0;
+  scope.spawn([](Scheduler& s, int& out) -> Task<void> {
+    out = co_await duet::run_on_fiber(s, [](int x) {
+      fiber::sleep_for(2ms);  // a blocking call: only this fiber waits
+      return 2 * x;
+    }, 21);
+  }(scheduler, got));
+  scheduler.run();  // runs the fiber, then the loop turn that resumes the task
+  CHECK(got == 42);
+  CHECK(scope.running() == 0);
+  duet::run_until_complete(scheduler.loop(), scope.join());
+}
+
+TEST_CASE("run_on_fiber carries void, move-only and reference results and exceptions back") {
+  Scheduler scheduler({.backend = any_backend()});
+  int target = 0;
+  auto body = [](Scheduler& s, int& t) -> Task<int> {
+    co_await duet::run_on_fiber(s, [] { fiber::yield(); });
+    std::unique_ptr<int> box = co_await duet::run_on_fiber(s, [] { return std::make_unique<int>(3); });
+    int& ref = co_await duet::run_on_fiber(s, [&t]() -> int& { return t; });
+    ref = 4;
+    try {
+      co_await duet::run_on_fiber(s, [] { throw std::runtime_error("fiber failed"); });
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "fiber failed");
+      co_return *box * 10;
+    }
+    co_return -1;
+  };
+  auto driver = scheduler.spawn([&] { return fiber::await(body(scheduler, target)); });
+  CHECK(driver.join() == 30);
+  CHECK(target == 4);
+}
+
+TEST_CASE("destroying a task that awaits a fiber detaches the fiber, which runs to its end") {
+  Scheduler scheduler({.backend = any_backend()});
+  bool fiber_ended = false;
+  auto call = [](Scheduler& s, bool& ended, bool fail) -> Task<int> {
+    co_return co_await duet::run_on_fiber(s, [&ended, fail] {
+      fiber::sleep_for(2ms);
+      ended = true;
+      if (fail) throw std::runtime_error("nobody listens");
+      return 1;
+    });
+  };
+  const bool fail = GENERATE(false, true);
+  Task<int> task = call(scheduler, fiber_ended, fail);
+  task.handle().resume();  // runs to the co_await: the fiber is spawned
+  REQUIRE_FALSE(task.done());
+  task = Task<int>{};  // the frame, and the awaiter in it, go away
+  if (fail) {
+    CHECK_THROWS_WITH(scheduler.run(), "nobody listens");  // as a detached fiber's
+  } else {
+    scheduler.run();
+  }
+  CHECK(fiber_ended);
+  CHECK(scheduler.loop().in_flight() == 0);
+}
+
+TEST_CASE("destroying a task whose fiber has ended but whose result is on its way abandons it") {
+  Scheduler scheduler({.backend = any_backend()});
+  bool fiber_ended = false;
+  auto call = [](Scheduler& s, bool& ended) -> Task<int> {
+    co_return co_await duet::run_on_fiber(s, [&ended] {
+      ended = true;
+      return 1;
+    });
+  };
+  Task<int> task = call(scheduler, fiber_ended);
+  task.handle().resume();
+  scheduler.run_until([&] { return fiber_ended && scheduler.live_fibers() == 0; });
+  REQUIRE(scheduler.loop().in_flight() == 1);  // the nop bringing the result back
+  task = Task<int>{};
+  CHECK(scheduler.loop().in_flight() == 0);
+  scheduler.run();
+}
+
+namespace {
+
+// Stackless code over plain blocking POSIX calls: each call runs on a fiber,
+// where libduet_hook turns it into a wait of that fiber only. SO_RCVTIMEO
+// bounds the test should a read ever block the thread.
+Task<std::string> ask_blocking(Scheduler& s, std::uint16_t port) {
+  co_return co_await duet::run_on_fiber(s, [port] {
+    const int fd = duet::test::blocking_connect(port);
+    REQUIRE(fd >= 0);
+    const timeval limit{2, 0};
+    ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
+    REQUIRE(duet::test::write_all(fd, "ping"));
+    std::string reply = duet::test::read_n(fd, 4);  // blocks this fiber until the server answers
+    ::close(fd);
+    return reply;
+  });
+}
+
+Task<void> answer_blocking(Scheduler& s, int listener, bool& slept) {
+  const int conn = co_await duet::run_on_fiber(s, [listener] { return ::accept(listener, nullptr, nullptr); });
+  REQUIRE(conn >= 0);
+  // A stackless wait while the client's read is blocked: it can only end if
+  // that read blocks its fiber and not the thread.
+  slept = co_await duet::sleep_for(s.loop(), 5ms);
+  co_await duet::run_on_fiber(s, [conn] {
+    CHECK(duet::test::read_n(conn, 4) == "ping");
+    CHECK(duet::test::write_all(conn, "pong"));
+    ::close(conn);
+  });
+}
+
+}  // namespace
+
+TEST_CASE("stackless code calls plain blocking sockets through the hooks on fibers") {
+  REQUIRE(duet_hook_installed() == 1);
+  Scheduler scheduler({.backend = any_backend()});
+  std::uint16_t port = 0;
+  const int listener = duet::test::blocking_listener(port);
+  duet::TaskScope scope;
+  bool slept = false;
+  std::string reply;
+  scope.spawn(answer_blocking(scheduler, listener, slept));
+  scope.spawn([](Scheduler& s, std::uint16_t p, std::string& out) -> Task<void> {
+    out = co_await ask_blocking(s, p);
+  }(scheduler, port, reply));
+  scheduler.run();
+  ::close(listener);
+  CHECK(slept);
+  CHECK(reply == "pong");
+  CHECK(scope.running() == 0);
+  duet::run_until_complete(scheduler.loop(), scope.join());
+}
