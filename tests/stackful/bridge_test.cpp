@@ -4,6 +4,8 @@
 // one side goes away first. Every case on both backends. This executable links
 // libduet_hook, so the last cases call plain blocking sockets from stackless
 // code; outside fibers the hooks pass every call through unchanged.
+// The blocks between "// guide:begin NAME" and "// guide:end" are quoted by
+// docs/GUIDE.md ("Between the voices"), checked by check_guide_stackful.py.
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -43,6 +45,19 @@ Task<int> slow_answer(duet::EventLoop& loop) {
   co_await duet::sleep_for(loop, 5ms);
   co_return 42;
 }
+
+// guide:begin fiber_awaits_task
+duet::Task<std::string> greet(duet::EventLoop& loop, std::string name) {
+  co_await duet::sleep_for(loop, 1ms);  // stackless I/O on the scheduler's own loop
+  co_return "hello " + name;
+}
+
+std::string fiber_side(duet::fiber::Scheduler& scheduler) {
+  // On a fiber: blocks this fiber only, until the task ends; returns its value
+  // or rethrows its exception.
+  return duet::fiber::await(greet(scheduler.loop(), "fiber"));
+}
+// guide:end
 
 Task<void> slow_fail(duet::EventLoop& loop) {
   co_await duet::sleep_for(loop, 1ms);
@@ -234,21 +249,25 @@ TEST_CASE("destroying a task whose fiber has ended but whose result is on its wa
 
 namespace {
 
+using duet::test::blocking_connect;
+using duet::test::read_n;
+using duet::test::write_all;
+
 // Stackless code over plain blocking POSIX calls: each call runs on a fiber,
-// where libduet_hook turns it into a wait of that fiber only. SO_RCVTIMEO
-// bounds the test should a read ever block the thread.
-Task<std::string> ask_blocking(Scheduler& s, std::uint16_t port) {
-  co_return co_await duet::run_on_fiber(s, [port] {
-    const int fd = duet::test::blocking_connect(port);
-    REQUIRE(fd >= 0);
-    const timeval limit{2, 0};
+// where libduet_hook turns it into a wait of that fiber only.
+// guide:begin task_runs_on_fiber
+duet::Task<std::string> ask_blocking(duet::fiber::Scheduler& scheduler, std::uint16_t port) {
+  co_return co_await duet::run_on_fiber(scheduler, [port] {
+    const int fd = blocking_connect(port);  // plain socket + connect, hooked
+    const timeval limit{2, 0};              // SO_RCVTIMEO: the fiber's wait gives up
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
-    REQUIRE(duet::test::write_all(fd, "ping"));
-    std::string reply = duet::test::read_n(fd, 4);  // blocks this fiber until the server answers
+    write_all(fd, "ping");
+    std::string reply = read_n(fd, 4);      // blocks this fiber until the answer
     ::close(fd);
-    return reply;
+    return reply;                           // or an exception: both reach the task
   });
 }
+// guide:end
 
 Task<void> answer_blocking(Scheduler& s, int listener, bool& slept) {
   const int conn = co_await duet::run_on_fiber(s, [listener] { return ::accept(listener, nullptr, nullptr); });
@@ -257,8 +276,8 @@ Task<void> answer_blocking(Scheduler& s, int listener, bool& slept) {
   // that read blocks its fiber and not the thread.
   slept = co_await duet::sleep_for(s.loop(), 5ms);
   co_await duet::run_on_fiber(s, [conn] {
-    CHECK(duet::test::read_n(conn, 4) == "ping");
-    CHECK(duet::test::write_all(conn, "pong"));
+    CHECK(read_n(conn, 4) == "ping");
+    CHECK(write_all(conn, "pong"));
     ::close(conn);
   });
 }
@@ -270,17 +289,26 @@ TEST_CASE("stackless code calls plain blocking sockets through the hooks on fibe
   Scheduler scheduler({.backend = any_backend()});
   std::uint16_t port = 0;
   const int listener = duet::test::blocking_listener(port);
-  duet::TaskScope scope;
+  const timeval limit{5, 0};  // bounds the accept too, should the hooks ever be missing
+  ::setsockopt(listener, SOL_SOCKET, SO_RCVTIMEO, &limit, sizeof limit);
   bool slept = false;
   std::string reply;
+  // guide:begin both_voices_one_loop
+  duet::TaskScope scope;  // tasks on scheduler.loop() run while the scheduler runs
   scope.spawn(answer_blocking(scheduler, listener, slept));
-  scope.spawn([](Scheduler& s, std::uint16_t p, std::string& out) -> Task<void> {
+  scope.spawn([](duet::fiber::Scheduler& s, std::uint16_t p, std::string& out) -> duet::Task<void> {
     out = co_await ask_blocking(s, p);
   }(scheduler, port, reply));
-  scheduler.run();
+  scheduler.run();  // until no fiber is left and no I/O is in flight
+  // guide:end
   ::close(listener);
   CHECK(slept);
   CHECK(reply == "pong");
   CHECK(scope.running() == 0);
   duet::run_until_complete(scheduler.loop(), scope.join());
+}
+
+TEST_CASE("the guide's fiber awaits the guide's task") {
+  Scheduler scheduler({.backend = any_backend()});
+  CHECK(scheduler.spawn([&] { return fiber_side(scheduler); }).join() == "hello fiber");
 }
