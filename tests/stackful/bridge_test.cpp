@@ -167,6 +167,19 @@ TEST_CASE("scheduler.run keeps turning while a task on its loop waits on I/O, wi
   duet::run_until_complete(scheduler.loop(), scope.join());  // a no-op once it passes
 }
 
+TEST_CASE("scheduler.run returns when the tasks left wait on nothing the loop can complete") {
+  Scheduler scheduler({.backend = any_backend()});
+  duet::TaskScope scope;
+  std::coroutine_handle<> parked;
+  scope.spawn([](std::coroutine_handle<>* p) -> Task<void> { co_await ParkForever{p}; }(&parked));
+  scheduler.run();  // no fiber, no I/O: a task's own wait is its owner's to end
+  CHECK(scope.running() == 1);
+  REQUIRE(parked);
+  parked.resume();
+  CHECK(scope.running() == 0);
+  duet::run_until_complete(scheduler.loop(), scope.join());
+}
+
 TEST_CASE("a task co_awaits a value a fiber computed while blocking") {
   Scheduler scheduler({.backend = any_backend()});
   duet::TaskScope scope;
