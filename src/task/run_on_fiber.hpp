@@ -17,6 +17,11 @@
 //   dropped, and an exception it throws is rethrown by Scheduler::run like any
 //   detached fiber's. No use-after-free either way: the result slot is shared by
 //   the two and freed by whichever ends last.
+// - GCC 12 miscompiles a lambda with non-trivial captures (std::string,
+//   unique_ptr) written inside a co_await expression: it relocates the closure
+//   bitwise, and the copies' destructors free what they should not. Pass such
+//   values as args (run_on_fiber(s, f, std::move(str))), or name the lambda
+//   first and move it in; captures by reference or of scalars are safe.
 // - One heap allocation per call (the shared slot) besides the fiber's pooled stack.
 // - Thread: the scheduler's. Here the stackless layer includes the stackful one:
 //   this header is the bridge, not part of src/task's core.
