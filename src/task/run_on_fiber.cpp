@@ -23,6 +23,10 @@ std::exception_ptr FiberCallLink::fiber_finished(std::exception_ptr error) noexc
 
 void FiberCallLink::awaiter_gone() noexcept {
   awaiter_gone_ = true;
+  // A fiber still running gets the stop request (its stop callbacks only
+  // cancel ops: nothing resumes from here). Harmless when f has ended or took
+  // no token.
+  if (refs_ > 1) stop_.request_stop();
   if (in_flight()) loop_->abandon(*this);  // destroyed between the fiber's end and the nop
   drop();
 }

@@ -13,10 +13,12 @@
 //   loop turn after the fiber ends (a nop op carries the result back), never on
 //   the fiber's stack, so task code after the co_await is not hooked.
 // - Destroying the awaiting task while the fiber still runs detaches the fiber:
-//   it runs to its end (pass f a std::stop_token to end it sooner), its value is
-//   dropped, and an exception it throws is rethrown by Scheduler::run like any
-//   detached fiber's. No use-after-free either way: the result slot is shared by
-//   the two and freed by whichever ends last.
+//   it runs to its end, its value is dropped, and an exception it throws is
+//   rethrown by Scheduler::run like any detached fiber's. No use-after-free
+//   either way: the result slot is shared by the two and freed by whichever
+//   ends last. To end it sooner, let f take a std::stop_token first,
+//   f(token, args...): that token is stopped when the awaiting task goes away,
+//   so the fiber's blocking calls given it return at once (operation_canceled).
 // - GCC 12 miscompiles a lambda with non-trivial captures (std::string,
 //   unique_ptr) written inside a co_await expression: it relocates the closure
 //   bitwise, and the copies' destructors free what they should not. Pass such
@@ -33,6 +35,8 @@
 
 #include <coroutine>
 #include <exception>
+#include <functional>
+#include <stop_token>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -58,11 +62,15 @@ class FiberCallLink : public IoOp {
   virtual ~FiberCallLink() = default;
 
   void wait(std::coroutine_handle<> waiter) noexcept { waiter_ = waiter; }
+  // Only calls whose f takes a token pay for a stop state (an allocation).
+  void enable_stop() { stop_ = std::stop_source(); }
+  [[nodiscard]] std::stop_token stop_token() const noexcept { return stop_.get_token(); }
   void add_fiber() noexcept { ++refs_; }
   // Fiber side, f has ended: resume the waiter next turn, or (awaiter gone)
   // hand back the error so the fiber rethrows it as a detached fiber's.
   [[nodiscard]] std::exception_ptr fiber_finished(std::exception_ptr error) noexcept;
-  // Awaiter side, on its destruction: abandon the nop if it is in flight.
+  // Awaiter side, on its destruction: stop a fiber still running, abandon the
+  // nop if it is in flight.
   void awaiter_gone() noexcept;
 
  private:
@@ -71,6 +79,7 @@ class FiberCallLink : public IoOp {
 
   EventLoop* loop_;
   std::coroutine_handle<> waiter_;
+  std::stop_source stop_{std::nostopstate};
   unsigned refs_ = 1;
   bool awaiter_gone_ = false;
 };
@@ -91,10 +100,10 @@ struct FiberCallBody {
   void operator()() {
     try {
       if constexpr (std::is_void_v<R>) {
-        fn_();
+        fn_(state_->stop_token());
         state_->result_.set_value();
       } else {
-        state_->result_.set_value(fn_());
+        state_->result_.set_value(fn_(state_->stop_token()));
       }
     } catch (...) {
       state_->result_.set_exception(std::current_exception());
@@ -106,7 +115,7 @@ struct FiberCallBody {
   }
 };
 
-template <typename R, typename Fn>
+template <typename R, typename Fn, bool Stop>
 class [[nodiscard]] FiberCall {
  public:
   FiberCall(fiber::Scheduler& scheduler, Fn fn) : scheduler_(&scheduler), fn_(std::move(fn)) {}
@@ -120,6 +129,7 @@ class [[nodiscard]] FiberCall {
   void await_suspend(std::coroutine_handle<> waiter) {
     state_ = new FiberCallState<R>(scheduler_->loop());
     state_->wait(waiter);
+    if constexpr (Stop) state_->enable_stop();  // may throw: state_ stays ours
     scheduler_->spawn(FiberCallBody<R, Fn>{state_, std::move(fn_)}).detach();  // may throw: state_ stays ours
     state_->add_fiber();
   }
@@ -131,15 +141,38 @@ class [[nodiscard]] FiberCall {
   FiberCallState<R>* state_ = nullptr;
 };
 
+// What f returns, called with a stop token first when it takes one.
+template <typename F, typename... Args>
+struct FiberCallResult {
+  static constexpr bool takes_stop = false;
+  using type = std::invoke_result_t<F, Args...>;
+};
+template <typename F, typename... Args>
+  requires std::is_invocable_v<F, std::stop_token, Args...>
+struct FiberCallResult<F, Args...> {
+  static constexpr bool takes_stop = true;
+  using type = std::invoke_result_t<F, std::stop_token, Args...>;
+};
+
 }  // namespace detail
 
 template <typename F, typename... Args>
 auto run_on_fiber(fiber::Scheduler& scheduler, F&& f, Args&&... args) {
-  using R = std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>;
-  auto fn = [f = std::forward<F>(f), bound = std::make_tuple(std::forward<Args>(args)...)]() mutable -> R {
-    return std::apply(std::move(f), std::move(bound));
+  using Call = detail::FiberCallResult<std::decay_t<F>, std::decay_t<Args>...>;
+  using R = typename Call::type;
+  auto fn = [f = std::forward<F>(f), bound = std::make_tuple(std::forward<Args>(args)...)](
+                std::stop_token token) mutable -> R {
+    return std::apply(
+        [&](auto&&... a) -> R {
+          if constexpr (Call::takes_stop) {
+            return std::invoke(std::move(f), std::move(token), std::forward<decltype(a)>(a)...);
+          } else {
+            return std::invoke(std::move(f), std::forward<decltype(a)>(a)...);
+          }
+        },
+        std::move(bound));
   };
-  return detail::FiberCall<R, decltype(fn)>(scheduler, std::move(fn));
+  return detail::FiberCall<R, decltype(fn), Call::takes_stop>(scheduler, std::move(fn));
 }
 
 }  // namespace duet

@@ -261,6 +261,31 @@ TEST_CASE("destroying a task that awaits a fiber detaches the fiber, which runs 
   CHECK(scheduler.loop().in_flight() == 0);
 }
 
+TEST_CASE("destroying a task that awaits a fiber stops the token the fiber was given") {
+  Scheduler scheduler({.backend = any_backend()});
+  int slept_fully = -1;
+  auto call = [](Scheduler& s, int& full) -> Task<void> {
+    co_await duet::run_on_fiber(s, [&full](std::stop_token stop) { full = fiber::sleep_for(5s, stop) ? 1 : 0; });
+  };
+  Task<void> task = call(scheduler, slept_fully);
+  task.handle().resume();
+  scheduler.run_until([&] { return scheduler.loop().in_flight() == 1; });  // the fiber sleeps
+  const auto start = std::chrono::steady_clock::now();
+  task = Task<void>{};
+  scheduler.run();
+  CHECK(slept_fully == 0);  // cut short by the stop request
+  CHECK(std::chrono::steady_clock::now() - start < 2s);
+}
+
+TEST_CASE("a fiber call that takes a stop token gets its arguments after it") {
+  Scheduler scheduler({.backend = any_backend()});
+  auto body = [](Scheduler& s) -> Task<int> {
+    co_return co_await duet::run_on_fiber(
+        s, [](std::stop_token stop, int x) { return stop.stop_possible() && !stop.stop_requested() ? x : -1; }, 6);
+  };
+  CHECK(scheduler.spawn([&] { return fiber::await(body(scheduler)); }).join() == 6);
+}
+
 TEST_CASE("destroying a task whose fiber has ended but whose result is on its way abandons it") {
   Scheduler scheduler({.backend = any_backend()});
   bool fiber_ended = false;
