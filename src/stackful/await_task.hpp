@@ -5,7 +5,9 @@
 //   fiber (it runs on this stack until its first suspension), then parks this
 //   fiber only; other fibers, and tasks on the scheduler's loop, run meanwhile.
 //   Returns the task's value (moved out), reference or nothing, or rethrows the
-//   exception the task ended with. The task is consumed.
+//   exception the task ended with. The task is consumed. (Until its first
+//   suspension the task is on a fiber: libc calls it makes there are hooked,
+//   where libduet_hook is loaded.)
 // - The task's I/O must be on scheduler.loop(), the loop the scheduler polls
 //   (an op on another loop would never complete here). While the task waits on
 //   that loop's I/O the scheduler keeps polling; if it waits on nothing that can
