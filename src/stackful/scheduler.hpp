@@ -10,8 +10,9 @@
 //   pooled stack) and queues it READY; it starts at the next scheduling turn.
 //   Returns Fiber<R> (R = what f returns). Throws std::system_error when no
 //   stack can be had (see Stack), std::length_error if f is huge.
-// - run(): turns until no fiber is left, then rethrows the first exception of
-//   a detached fiber. A turn resumes the fibers that were READY when it began
+// - run(): turns until no fiber is left and nothing is in flight on the loop
+//   (stackless tasks may share it: stackful/await_task.hpp,
+//   task/run_on_fiber.hpp), then rethrows the first exception of a detached fiber. A turn resumes the fibers that were READY when it began
 //   (FIFO), then polls I/O: without blocking while anything is READY, blocking
 //   until the next completion or deadline otherwise — so neither I/O nor timers
 //   starve behind busy fibers. If every fiber waits and nothing can wake one,
