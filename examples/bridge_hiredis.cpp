@@ -18,7 +18,7 @@
 
 #include "stackful/await_task.hpp"
 #include "stackful/hook/hook.hpp"
-#include "task/run_on_fiber.hpp"
+#include "stackful/run_on_fiber.hpp"
 #include "task/task_scope.hpp"
 
 namespace {

@@ -1,7 +1,7 @@
 // duet — umbrella header: the stackless voice and the I/O layer it stands on.
 // The stackful voice has its own headers under stackful/ (scheduler.hpp,
 // tcp_stream.hpp, ...), so a program pulls in only the voice it uses; the
-// bridge between the two (task/run_on_fiber.hpp: a task co_awaits a function
+// bridge between the two (stackful/run_on_fiber.hpp: a task co_awaits a function
 // run on a fiber; stackful/await_task.hpp: a fiber blocks on a Task) is not
 // included here either: it pulls in the scheduler, so a program asks for it.
 //

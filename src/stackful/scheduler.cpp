@@ -56,10 +56,9 @@ void Scheduler::launch(detail::FiberRecord& fiber) {
 
 void Scheduler::run() {
   if (running_ != nullptr) throw std::logic_error("duet: Scheduler::run called from a fiber");
-  // Tasks sharing the loop count too: while one waits on I/O there is work
-  // left, even with no fiber alive (a TaskScope's server, a run_on_fiber's
-  // result on its way back), so run() keeps polling until it completes.
-  while (live_ != 0 || loop_.in_flight() != 0) {
+  // Not "until nothing is in flight": ops nobody waits for (a worker's
+  // eventfd read, a task left to its owner) would keep run() from returning.
+  while (live_ != 0 || holds_ != 0) {
     run_ready();
     poll_io();
   }
@@ -82,9 +81,11 @@ void Scheduler::poll_io() {
     // nothing in flight there is nothing to poll, and the system call would
     // dominate a pure yield loop.
     if (loop_.in_flight() != 0) loop_.run_once();
+  } else if (live_ == 0 && holds_ == 0) {
+    return;  // nothing left that run() waits for: do not sleep on others' I/O
   } else if (loop_.in_flight() != 0) {
     loop_.run_once(EventLoop::forever);  // sleep in the kernel until a completion or deadline
-  } else if (live_ != 0) {
+  } else {
     // Nothing in flight: no fiber, and no task a fiber awaits, can be woken.
     throw std::logic_error("duet: every fiber is waiting and nothing can wake one (deadlock)");
   }

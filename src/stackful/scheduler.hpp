@@ -10,9 +10,13 @@
 //   pooled stack) and queues it READY; it starts at the next scheduling turn.
 //   Returns Fiber<R> (R = what f returns). Throws std::system_error when no
 //   stack can be had (see Stack), std::length_error if f is huge.
-// - run(): turns until no fiber is left and nothing is in flight on the loop
-//   (stackless tasks may share it: stackful/await_task.hpp,
-//   task/run_on_fiber.hpp), then rethrows the first exception of a detached fiber. A turn resumes the fibers that were READY when it began
+// - run(): turns until no fiber is left and no hold is taken, then rethrows
+//   the first exception of a detached fiber. Stackless tasks may share the
+//   loop (stackful/await_task.hpp, stackful/run_on_fiber.hpp), but a task's
+//   own I/O does not keep run() going: a fiber that awaits the task does (or a
+//   hold: run_on_fiber takes one until its task has its result). So a
+//   long-lived op that is nobody's work (a worker's eventfd read) never keeps
+//   run() from returning. A turn resumes the fibers that were READY when it began
 //   (FIFO), then polls I/O: without blocking while anything is READY, blocking
 //   until the next completion or deadline otherwise — so neither I/O nor timers
 //   starve behind busy fibers. If every fiber waits and nothing can wake one,
@@ -72,6 +76,10 @@ class Scheduler {
   // The fiber running now, or nullptr on the scheduler's own (main) context.
   [[nodiscard]] detail::FiberRecord* running() const noexcept { return running_; }
   [[nodiscard]] std::size_t live_fibers() const noexcept { return live_; }
+  // Work outside any fiber that run() must wait for (see run()); every hold
+  // is released once. Scheduler thread only.
+  void hold() noexcept { ++holds_; }
+  void release_hold() noexcept { --holds_; }
   [[nodiscard]] StackPool& stacks() noexcept { return pool_; }
   // The event loop the fibers' I/O runs on (owned; same thread).
   [[nodiscard]] EventLoop& loop() noexcept { return loop_; }
@@ -118,6 +126,7 @@ class Scheduler {
   const void* main_stack_bottom_ = nullptr;  // ASan: learnt at the first switch in
   std::size_t main_stack_size_ = 0;
   std::size_t live_ = 0;
+  std::size_t holds_ = 0;
   std::uint64_t next_id_ = 1;
   std::exception_ptr detached_error_;
   void* alt_stack_ = nullptr;                // sigaltstack for the guard-page report

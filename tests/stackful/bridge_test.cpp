@@ -27,7 +27,7 @@
 #include "stackful/sleep.hpp"
 #include "stackful/this_fiber.hpp"
 #include "task/run.hpp"
-#include "task/run_on_fiber.hpp"
+#include "stackful/run_on_fiber.hpp"
 #include "task/sleep.hpp"
 #include "task/task.hpp"
 #include "task/task_scope.hpp"
@@ -153,19 +153,23 @@ TEST_CASE("a fiber awaiting a task that nothing can wake is reported as a deadlo
   CHECK(f.join() == 1);
 }
 
-TEST_CASE("scheduler.run keeps turning while a task on its loop waits on I/O, with no fiber left") {
+TEST_CASE("scheduler.run waits for a task a fiber awaits, not for a task's own I/O") {
   Scheduler scheduler({.backend = any_backend()});
   duet::TaskScope scope;
   bool finished = false;
-  scope.spawn([](duet::EventLoop& loop, bool& done) -> Task<void> {
+  auto sleeper = [](duet::EventLoop& loop, bool& done) -> Task<void> {
     co_await duet::sleep_for(loop, 5ms);
     done = true;
-  }(scheduler.loop(), finished));
+  };
+  scope.spawn(sleeper(scheduler.loop(), finished));
   scheduler.spawn([] { fiber::yield(); }).detach();
+  scheduler.run();  // the task's sleep is nobody's fiber's work: run() does not wait
+  CHECK_FALSE(finished);
+  CHECK(scope.running() == 1);
+  scheduler.spawn([&] { fiber::await(scope.join()); }).detach();
   scheduler.run();
   CHECK(finished);
   CHECK(scope.running() == 0);
-  duet::run_until_complete(scheduler.loop(), scope.join());  // a no-op once it passes
 }
 
 TEST_CASE("scheduler.run returns when the tasks left wait on nothing the loop can complete") {
@@ -356,7 +360,9 @@ TEST_CASE("stackless code calls plain blocking sockets through the hooks on fibe
   scope.spawn([](duet::fiber::Scheduler& s, std::uint16_t p, std::string& out) -> duet::Task<void> {
     out = co_await ask_blocking(s, p);
   }(scheduler, port, reply));
-  scheduler.run();  // until no fiber is left and no I/O is in flight
+  // A task's own I/O does not keep run() going: a fiber that awaits the scope does.
+  scheduler.spawn([&] { duet::fiber::await(scope.join()); }).detach();
+  scheduler.run();  // until no fiber is left
   // guide:end
   ::close(listener);
   CHECK(slept);

@@ -2,11 +2,12 @@
 // stackless side: a fiber must not resume the task itself, or the task's code
 // would go on running on the fiber's stack (hooked, and past the fiber's end).
 // The nop completes in the loop's next turn, on the scheduler's main context.
-#include "task/run_on_fiber.hpp"
+#include "stackful/run_on_fiber.hpp"
 
 namespace duet::detail {
 
-FiberCallLink::FiberCallLink(EventLoop& loop) noexcept : loop_(&loop) {
+FiberCallLink::FiberCallLink(fiber::Scheduler& scheduler) noexcept
+    : scheduler_(&scheduler), loop_(&scheduler.loop()) {
   kind_ = OpKind::nop;
   complete_ = &FiberCallLink::on_done;
 }
@@ -21,8 +22,19 @@ std::exception_ptr FiberCallLink::fiber_finished(std::exception_ptr error) noexc
   return nullptr;
 }
 
+void FiberCallLink::add_fiber() noexcept {
+  ++refs_;
+  scheduler_->hold();
+  holding_ = true;
+}
+
+void FiberCallLink::release_hold() noexcept {
+  if (std::exchange(holding_, false)) scheduler_->release_hold();
+}
+
 void FiberCallLink::awaiter_gone() noexcept {
   awaiter_gone_ = true;
+  release_hold();  // the detached fiber, if still running, keeps run() going by itself
   // A fiber still running gets the stop request (its stop callbacks only
   // cancel ops: nothing resumes from here). Harmless when f has ended or took
   // no token.
@@ -34,7 +46,9 @@ void FiberCallLink::awaiter_gone() noexcept {
 void FiberCallLink::on_done(IoOp* op, int /*res*/) noexcept {
   // The awaiter still holds its reference: the slot outlives this resume's
   // return only if the awaiter does, so nothing here touches it afterwards.
-  static_cast<FiberCallLink*>(op)->waiter_.resume();
+  auto* self = static_cast<FiberCallLink*>(op);
+  self->release_hold();
+  self->waiter_.resume();
 }
 
 void FiberCallLink::drop() noexcept {

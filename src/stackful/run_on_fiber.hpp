@@ -56,7 +56,7 @@ namespace detail {
 // context, resumes the task. Reference-counted because either side may end first.
 class FiberCallLink : public IoOp {
  public:
-  explicit FiberCallLink(EventLoop& loop) noexcept;
+  explicit FiberCallLink(fiber::Scheduler& scheduler) noexcept;
   FiberCallLink(const FiberCallLink&) = delete;
   FiberCallLink& operator=(const FiberCallLink&) = delete;
   virtual ~FiberCallLink() = default;
@@ -65,7 +65,10 @@ class FiberCallLink : public IoOp {
   // Only calls whose f takes a token pay for a stop state (an allocation).
   void enable_stop() { stop_ = std::stop_source(); }
   [[nodiscard]] std::stop_token stop_token() const noexcept { return stop_.get_token(); }
-  void add_fiber() noexcept { ++refs_; }
+  // The fiber is spawned: it shares the slot, and the scheduler's run() holds
+  // on until the task has its result (or is gone), across the turn between the
+  // fiber's end and the nop's completion, when no fiber is alive.
+  void add_fiber() noexcept;
   // Fiber side, f has ended: resume the waiter next turn, or (awaiter gone)
   // hand back the error so the fiber rethrows it as a detached fiber's.
   [[nodiscard]] std::exception_ptr fiber_finished(std::exception_ptr error) noexcept;
@@ -76,12 +79,15 @@ class FiberCallLink : public IoOp {
  private:
   static void on_done(IoOp* op, int res) noexcept;
   void drop() noexcept;
+  void release_hold() noexcept;
 
+  fiber::Scheduler* scheduler_;
   EventLoop* loop_;
   std::coroutine_handle<> waiter_;
   std::stop_source stop_{std::nostopstate};
   unsigned refs_ = 1;
   bool awaiter_gone_ = false;
+  bool holding_ = false;
 };
 
 template <typename R>
@@ -127,7 +133,7 @@ class [[nodiscard]] FiberCall {
 
   bool await_ready() const noexcept { return false; }
   void await_suspend(std::coroutine_handle<> waiter) {
-    state_ = new FiberCallState<R>(scheduler_->loop());
+    state_ = new FiberCallState<R>(*scheduler_);
     state_->wait(waiter);
     if constexpr (Stop) state_->enable_stop();  // may throw: state_ stays ours
     scheduler_->spawn(FiberCallBody<R, Fn>{state_, std::move(fn_)}).detach();  // may throw: state_ stays ours
