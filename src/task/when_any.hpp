@@ -33,10 +33,10 @@
 //   range form allocates one array of result slots and one of child frames'
 //   handles per call, nothing per child.
 //
-//   std::stop_source stop;
-//   auto r = co_await duet::when_any(stop, read_reply(a, stop.get_token()), duet::sleep_for(loop, 1s, stop.get_token()));
-//   if (r.index() == 0) use(std::get<0>(r));                       // else: timed out, the read was cancelled
-//   auto [i, v] = co_await duet::when_any(stop2, std::move(replicas));  // vector form
+//   std::stop_source stop;   // fetch(conn, token) -> Task<Reply>, passing token to its I/O
+//   auto r = co_await duet::when_any(stop, fetch(primary, stop.get_token()), fetch(replica, stop.get_token()));
+//   Reply reply = r.index() == 0 ? std::get<0>(std::move(r)) : std::get<1>(std::move(r));
+//   auto [i, v] = co_await duet::when_any(stop2, std::move(tasks));   // vector form
 #pragma once
 
 #include <array>

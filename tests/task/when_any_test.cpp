@@ -161,7 +161,8 @@ TEST_CASE("when_any drops a loser's exception raised after the stop") {
   INFO("backend " << duet::backend_name(f.backend));
   auto& [backend, loop, silent, tally, stop] = f;
   auto result =
-      run_bounded(loop, duet::when_any(stop, throw_when_cancelled(silent.near, stop.get_token()), value_after(loop, 5ms, 7)));
+      run_bounded(loop, duet::when_any(stop, throw_when_cancelled(silent.near, stop.get_token()),
+                                       value_after(loop, 5ms, 7)));
   CHECK(result.index() == 1);
   CHECK(std::get<1>(result) == 7);
   CHECK(loop.in_flight() == 0);
@@ -197,7 +198,8 @@ TEST_CASE("when_any of void tasks returns the winner's index with a monostate") 
   INFO("backend " << duet::backend_name(backend));
   EventLoop loop(backend);
   std::stop_source stop;
-  auto result = run_bounded(loop, duet::when_any(stop, nap(loop, 10s, stop.get_token()), nap(loop, 5ms, stop.get_token())));
+  auto result =
+      run_bounded(loop, duet::when_any(stop, nap(loop, 10s, stop.get_token()), nap(loop, 5ms, stop.get_token())));
   CHECK(result.index() == 1);
   CHECK(std::get_if<1>(&result) != nullptr);  // both alternatives are monostate: index() tells
   std::vector<Task<void>> tasks;
