@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <coroutine>
 #include <exception>
 #include <memory>
 #include <optional>
@@ -256,4 +257,52 @@ TEST_CASE("when_any hands back a reference result as a reference_wrapper, and an
   auto result = run_bounded(loop, duet::when_any(stop, ref_to(x)));
   CHECK(&std::get<0>(result).get() == &x);
   CHECK_THROWS_AS(run_bounded(loop, duet::when_any(stop, std::vector<Task<int>>{})), std::invalid_argument);
+}
+
+namespace {
+
+// Suspends until its token is stopped, and is resumed *inline* by the stop
+// callback, as a wait-queue primitive's cancellation may do: the loser then
+// finishes inside the winner's request_stop().
+struct WakeOnStop {
+  struct Resume {
+    std::coroutine_handle<> waiter_;
+    void operator()() const noexcept { waiter_.resume(); }
+  };
+  std::stop_token token_;
+  std::optional<std::stop_callback<Resume>> on_stop_;
+  bool await_ready() const noexcept { return token_.stop_requested(); }
+  void await_suspend(std::coroutine_handle<> waiter) { on_stop_.emplace(token_, Resume{waiter}); }
+  void await_resume() const noexcept {}
+};
+
+Task<int> until_stopped(std::stop_token token) {
+  // A named awaiter: g++ 12 destroys the members of an aggregate temporary in a
+  // co_await operand twice (here: the token, freeing the stop state early).
+  WakeOnStop wake{std::move(token), std::nullopt};
+  co_await wake;
+  co_return -1;
+}
+
+// Awaits when_any as a temporary, so its frame (and with it the only owner of
+// the stop source) goes away as soon as the caller moves on; notes whether the
+// stop request had run all its callbacks by then.
+Task<bool> first_of(std::stop_source stop, Task<int> a, Task<int> b, const bool& stop_done) {
+  auto r = co_await duet::when_any(std::move(stop), std::move(a), std::move(b));
+  co_return r.index() == 1 && stop_done;
+}
+
+}  // namespace
+
+TEST_CASE("a loser resumed inline by the stop request finishes, and when_any returns only after the request") {
+  Fixture f;
+  INFO("backend " << duet::backend_name(f.backend));
+  auto& [backend, loop, silent, tally, stop] = f;
+  std::stop_source only;  // moved into when_any
+  bool stop_done = false;
+  // Registered first, so it runs after the loser's callback (newest first).
+  std::stop_callback last_callback(only.get_token(), [&stop_done]() noexcept { stop_done = true; });
+  Task<int> loser = until_stopped(only.get_token());
+  CHECK(run_bounded(loop, first_of(std::move(only), std::move(loser), value_after(loop, 1ms, 5), stop_done)));
+  CHECK(loop.in_flight() == 0);
 }
