@@ -33,11 +33,23 @@ namespace {
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
+// A when_any that never stops its children blocks forever, so each test runs
+// under a 20 s alarm(): SIGALRM's default action ends the binary ("Alarm clock").
+struct Deadline {
+  Deadline() { ::alarm(20); }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+  Deadline(Deadline&&) = delete;
+  Deadline& operator=(Deadline&&) = delete;
+  ~Deadline() { ::alarm(0); }
+};
+
 // Runs body (-> bool) on a fiber of a fresh scheduler over each backend and checks what it returns.
 template <typename Body>
 void check_on_fibers(Body body) {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
+  const Deadline deadline;
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   bool ok = false;
   scheduler.spawn([&] { ok = body(); }).detach();
@@ -191,6 +203,7 @@ TEST_CASE("the caller's stop token cancels every fiber of when_any, and the firs
 TEST_CASE("fiber when_any called outside any fiber drives the scheduler until it is done") {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
+  const Deadline deadline;
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   duet::test::SocketPair pair;
   TcpStream silent(scheduler.loop(), ::dup(pair.fds[0]));
