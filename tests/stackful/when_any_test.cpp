@@ -13,6 +13,7 @@
 #include <memory>
 #include <stdexcept>
 #include <stop_token>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -223,4 +224,35 @@ TEST_CASE("fiber when_any without a scheduler or with no callables throws") {
   CHECK_THROWS_AS(fiber::when_any([](std::stop_token) { return 1; }), std::logic_error);
   Scheduler scheduler({.backend = Backend::epoll, .stack_size = 64 * 1024});
   CHECK_THROWS_AS(fiber::when_any(std::vector<std::function<int(std::stop_token)>>{}), std::invalid_argument);
+}
+
+// The code docs/GUIDE.md quotes for fiber::when_any (checked by check_guide_stackful.py).
+namespace guide {
+
+// guide:begin when_any
+// The reply, or "" if none came within a second.
+std::string ask(duet::fiber::TcpStream& conn) {
+  auto r = duet::fiber::when_any(
+      [&conn](std::stop_token stop) {  // on a fiber of its own
+        char buf[512];
+        auto n = conn.recv(buf, stop);  // cancelled (operation_canceled) if the other one wins
+        return n ? std::string(buf, *n) : n.error().message();
+      },
+      [](std::stop_token stop) { duet::fiber::sleep_for(1s, stop); });
+  if (r.index() == 1) return "";  // the sleep ended first: the recv was cancelled, its fiber joined
+  return std::get<0>(r);
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's fiber when_any snippet gets a reply or times out") {
+  check_on_fibers([] {
+    StreamPair talker, silent;
+    talker.pair.write("pong");
+    const bool replied = guide::ask(talker.near) == "pong";
+    const auto start = std::chrono::steady_clock::now();
+    const bool timed_out = guide::ask(silent.near).empty();
+    return replied && timed_out && std::chrono::steady_clock::now() - start >= 999ms && nothing_in_flight();
+  });
 }

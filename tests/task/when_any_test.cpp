@@ -16,6 +16,7 @@
 #include <optional>
 #include <stdexcept>
 #include <stop_token>
+#include <string>
 #include <variant>
 #include <vector>
 
@@ -304,5 +305,55 @@ TEST_CASE("a loser resumed inline by the stop request finishes, and when_any ret
   std::stop_callback last_callback(only.get_token(), [&stop_done]() noexcept { stop_done = true; });
   Task<int> loser = until_stopped(only.get_token());
   CHECK(run_bounded(loop, first_of(std::move(only), std::move(loser), value_after(loop, 1ms, 5), stop_done)));
+  CHECK(loop.in_flight() == 0);
+}
+
+// The code docs/GUIDE.md quotes for when_any (checked by tests/io/check_guide.py).
+namespace guide {
+
+// guide:begin when_any
+duet::Task<std::string> read_reply(duet::TcpStream& conn, std::stop_token stop) {
+  char buf[512];
+  auto n = co_await conn.recv(buf, stop);  // cancelled (operation_canceled) if the other one wins
+  if (!n) co_return n.error().message();
+  co_return std::string(buf, *n);
+}
+
+duet::Task<void> nap(duet::EventLoop& loop, std::chrono::milliseconds d, std::stop_token stop) {
+  co_await duet::sleep_for(loop, d, stop);
+}
+
+// The reply, or "" if none came within a second.
+duet::Task<std::string> ask(duet::EventLoop& loop, duet::TcpStream& conn) {
+  std::stop_source stop;  // every child gets its token; when_any stops it when one ends
+  auto r = co_await duet::when_any(stop, read_reply(conn, stop.get_token()), nap(loop, 1s, stop.get_token()));
+  if (r.index() == 1) co_return "";  // the nap ended first: the recv was cancelled and awaited
+  co_return std::get<0>(std::move(r));
+}
+
+// Whichever of several replicas answers first; the other reads are cancelled.
+duet::Task<std::string> first_reply(std::vector<duet::TcpStream*> replicas) {
+  std::stop_source stop;
+  std::vector<duet::Task<std::string>> reads;
+  for (auto* conn : replicas) reads.push_back(read_reply(*conn, stop.get_token()));
+  auto [index, reply] = co_await duet::when_any(stop, std::move(reads));  // index: who answered
+  co_return reply;
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's when_any snippets get a reply, time out, and pick the replica that answers") {
+  Fixture f;
+  INFO("backend " << duet::backend_name(f.backend));
+  auto& [backend, loop, silent, tally, stop] = f;
+  StreamPair talker(loop), other(loop);
+  talker.pair.write("pong");
+  CHECK(run_bounded(loop, guide::ask(loop, talker.near)) == "pong");
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(run_bounded(loop, guide::ask(loop, silent.near)).empty());
+  CHECK(std::chrono::steady_clock::now() - start >= 999ms);
+  other.pair.write("second");
+  CHECK(run_bounded(loop, guide::first_reply({&silent.near, &other.near, &talker.near})) == "second");
   CHECK(loop.in_flight() == 0);
 }
