@@ -117,12 +117,16 @@ WhenAnyValue<R> join_value(Fiber<R>& fiber) {
   }
 }
 
+// Drops a loser's exception (see the contract), but not the scheduler's own
+// (join found a deadlock): then the fiber still runs, its handle is kept, and
+// returning would leave it using the caller's stack.
 template <typename R>
-void join_loser(Fiber<R>& fiber) noexcept {
+void join_loser(Fiber<R>& fiber) {
   if (!fiber.joinable()) return;
   try {
     fiber.join();
-  } catch (...) {  // a loser's outcome is dropped (see the contract)
+  } catch (...) {
+    if (fiber.joinable()) throw;
   }
 }
 

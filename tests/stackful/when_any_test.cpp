@@ -8,6 +8,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -79,6 +80,16 @@ int recv_count(TcpStream& s, const std::stop_token& token, Tally& tally) {
   if (r.error() == std::errc::operation_canceled) ++tally.cancelled;
   return -1;
 }
+
+// For when_any called outside any fiber: a scheduler, a socket that never gets data.
+struct OffFiber {
+  Backend backend = any_backend();
+  Deadline deadline;
+  Scheduler scheduler{{.backend = backend, .stack_size = 64 * 1024}};
+  duet::test::SocketPair pair;
+  TcpStream silent{scheduler.loop(), ::dup(pair.fds[0])};
+  Tally tally;
+};
 
 bool nothing_in_flight() { return Scheduler::current()->loop().in_flight() == 0; }
 
@@ -182,6 +193,32 @@ TEST_CASE("fiber when_any of void callables returns the winner's index with a mo
   });
 }
 
+TEST_CASE("a spawn that fails stops and joins the fibers when_any already started, then throws") {
+  OffFiber f;
+  INFO("backend " << duet::backend_name(f.backend));
+  auto& [backend, deadline, scheduler, pair, silent, tally] = f;
+  // Called off-fiber: the thread's stack holds the callable that fits no fiber stack.
+  auto too_big = std::make_unique<std::array<char, 128 * 1024>>();
+  CHECK_THROWS_AS(fiber::when_any([&](std::stop_token t) { return recv_count(silent, t, tally); },
+                                  [big = *too_big](std::stop_token) { return int{big[0]}; }),
+                  std::length_error);
+  CHECK(tally.finished == 1);
+  CHECK(tally.cancelled == 1);
+  CHECK(scheduler.loop().in_flight() == 0);
+  CHECK(scheduler.live_fibers() == 0);
+}
+
+TEST_CASE("fiber when_any hands back a reference result as a reference_wrapper") {
+  check_on_fibers([] {
+    int x = 5;
+    auto r = fiber::when_any([&x](std::stop_token) -> int& { return x; });
+    auto [index, ref] = fiber::when_any(std::vector{std::function<int&(std::stop_token)>([&x](std::stop_token) -> int& {
+      return x;
+    })});
+    return &std::get<0>(r).get() == &x && index == 0 && &ref.get() == &x;
+  });
+}
+
 TEST_CASE("the caller's stop token cancels every fiber of when_any, and the first to end still wins") {
   check_on_fibers([] {
     StreamPair a, b;
@@ -202,13 +239,9 @@ TEST_CASE("the caller's stop token cancels every fiber of when_any, and the firs
 }
 
 TEST_CASE("fiber when_any called outside any fiber drives the scheduler until it is done") {
-  const Backend backend = any_backend();
-  INFO("backend " << duet::backend_name(backend));
-  const Deadline deadline;
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  duet::test::SocketPair pair;
-  TcpStream silent(scheduler.loop(), ::dup(pair.fds[0]));
-  Tally tally;
+  OffFiber f;
+  INFO("backend " << duet::backend_name(f.backend));
+  auto& [backend, deadline, scheduler, pair, silent, tally] = f;
   auto r = fiber::when_any([&](std::stop_token t) { return recv_count(silent, t, tally); },
                            [](std::stop_token) {
                              fiber::sleep_for(5ms);
