@@ -98,6 +98,11 @@ Task<int> value_after(EventLoop& loop, std::chrono::milliseconds d, int value) {
   co_return value;
 }
 
+Task<void> write_after(EventLoop& loop, std::chrono::milliseconds d, const duet::test::SocketPair& pair) {
+  co_await duet::sleep_for(loop, d);
+  pair.write("hello");
+}
+
 Task<int> throw_after(EventLoop& loop, std::chrono::milliseconds d) {
   co_await duet::sleep_for(loop, d);
   throw std::runtime_error("winner failed");
@@ -131,9 +136,10 @@ TEST_CASE("when_any over 100 tasks picks the one whose socket gets data and canc
   std::stop_source stop;
   std::vector<Task<int>> tasks;
   for (auto& p : pairs) tasks.push_back(recv_count(p->near, stop.get_token(), tally));
-  Task<duet::WhenAnyResult<int>> any = duet::when_any(stop, std::move(tasks));
-  pairs[57]->pair.write("hello");
-  auto [index, value] = run_bounded(loop, std::move(any));
+  Task<void> writer = write_after(loop, 20ms, pairs[57]->pair);  // once every recv is pending
+  writer.handle().resume();
+  auto [index, value] = run_bounded(loop, duet::when_any(stop, std::move(tasks)));
+  CHECK(writer.done());
   CHECK(index == 57);
   CHECK(value == 5);
   CHECK(tally.finished == 100);
