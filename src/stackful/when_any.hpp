@@ -21,6 +21,7 @@
 // - Blocks the calling fiber, not the thread: other fibers and I/O run while it
 //   waits. Called on the scheduler's thread outside any fiber, it drives the
 //   scheduler instead (as Fiber::join does). No scheduler: std::logic_error.
+//   The scheduler's thread only; stop the caller's token on that thread too.
 //   A spawn that fails (no stack) stops and joins the fibers already started,
 //   then rethrows. An empty vector throws std::invalid_argument.
 //

@@ -29,6 +29,10 @@
 // - Lazy like any Task: nothing starts until the returned task is awaited;
 //   then the children start in order on the awaiting thread. A child that
 //   finishes during that start wins, and the later ones start already stopped.
+// - Threads: the loop's thread. The winner's request_stop() runs the losers'
+//   stop callbacks (I/O cancels) where the winner finishes, and I/O stops must
+//   be requested on the loop's thread. The source is taken by value: copies of
+//   a std::stop_source share one stop state.
 // - Allocation: the children run in frames from this thread's FramePool; the
 //   range form allocates one array of result slots and one of child frames'
 //   handles per call, nothing per child.
