@@ -22,4 +22,5 @@
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
 #include "task/when_all.hpp"
+#include "task/when_any.hpp"
 #include "task/with_timeout.hpp"
