@@ -50,6 +50,12 @@ class Poller {
   }
   virtual void cancel(IoOp& op) noexcept = 0;
   virtual int abandon(IoOp& op) noexcept = 0;
+  // EventLoop::post: straight onto completed_, which both backends' turn()
+  // check before waiting in the kernel.
+  void post(IoOp& op, int res) noexcept {
+    started(op);
+    finish(op, res);
+  }
   // Push work, wait until something finishes, wake() or deadline (a deadline in
   // the past means "do not wait"), deliver completions. Returns deliveries.
   virtual std::size_t turn(Clock::time_point deadline) = 0;
