@@ -1,0 +1,355 @@
+// Event, Latch, Mutex and Semaphore for tasks (src/task/{event,latch,mutex,semaphore}.hpp
+// over the voice-neutral cores in src/io/detail). Every case runs on both
+// backends; each drives the loop itself with a time limit, so a lost wake-up
+// is a failed check, not a hung suite. The fiber voice's twin is
+// tests/stackful/sync_test.cpp.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <optional>
+#include <stop_token>
+#include <system_error>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "support/loop_turns.hpp"
+#include "task/event.hpp"
+#include "task/latch.hpp"
+#include "task/mutex.hpp"
+#include "task/run.hpp"
+#include "task/semaphore.hpp"
+#include "task/sleep.hpp"
+#include "task/task.hpp"
+#include "task/task_scope.hpp"
+#include "task/with_timeout.hpp"
+
+namespace {
+
+using duet::Backend;
+using duet::EventLoop;
+using duet::Task;
+using namespace std::chrono_literals;
+using duet::test::turn_for;
+using duet::test::turn_until;
+using Outcome = std::optional<std::error_code>;
+
+Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
+
+// Started by hand (not through a scope), so a test can drop a suspended frame.
+Task<void> started(Task<void> task) {
+  task.handle().resume();
+  return task;
+}
+
+template <typename Result>
+std::error_code code_of(const Result& r) {
+  return r ? std::error_code{} : r.error();
+}
+
+// One kind of wait each, on a primitive that starts closed: open() lets one
+// (Mutex, Semaphore) or every (Event, Latch) waiter through.
+struct EventWait {
+  duet::Event event;
+  explicit EventWait(EventLoop& loop) : event(loop) {}
+  auto wait(std::stop_token token) { return event.wait(std::move(token)); }
+  void open() { event.set(); }
+};
+struct LatchWait {
+  duet::Latch latch;
+  explicit LatchWait(EventLoop& loop) : latch(loop, 1) {}
+  auto wait(std::stop_token token) { return latch.wait(std::move(token)); }
+  void open() { latch.count_down(); }
+};
+struct MutexWait {
+  duet::Mutex mutex;
+  duet::MutexGuard held;
+  explicit MutexWait(EventLoop& loop) : mutex(loop), held(mutex.try_lock()) {}
+  auto wait(std::stop_token token) { return mutex.lock(std::move(token)); }
+  void open() { held.unlock(); }
+};
+struct SemaphoreWait {  // 1 unit free, waiters ask for 2
+  duet::Semaphore units;
+  explicit SemaphoreWait(EventLoop& loop) : units(loop, 1) {}
+  auto wait(std::stop_token token) { return units.acquire(2, std::move(token)); }
+  void open() { units.release(1); }
+};
+
+template <typename Kind>
+Task<void> wait_on(Kind& kind, std::stop_token token, std::chrono::milliseconds timeout, Outcome& out) {
+  if (timeout.count() > 0) {
+    auto r = co_await duet::with_timeout(kind.wait(std::move(token)), timeout);
+    out = code_of(r);
+  } else {
+    auto r = co_await kind.wait(std::move(token));
+    out = code_of(r);
+  }
+}
+
+}  // namespace
+
+TEMPLATE_TEST_CASE("a stopped waiter leaves the queue at once and the next waiter still gets its wake-up", "",
+                   EventWait, LatchWait, MutexWait, SemaphoreWait) {
+  EventLoop loop(any_backend());
+  TestType kind(loop);
+  std::stop_source stop;
+  Outcome first, second, early;
+  Task<void> a = started(wait_on(kind, stop.get_token(), 0ms, first));
+  Task<void> b = started(wait_on(kind, {}, 0ms, second));
+  turn_for(loop, 5ms);
+  REQUIRE_FALSE(first);
+  stop.request_stop();
+  REQUIRE(turn_until(loop, [&] { return first.has_value(); }));
+  CHECK(*first == std::errc::operation_canceled);
+  CHECK_FALSE(second);
+  kind.open();
+  CHECK_FALSE(second);  // never resumed inside open()
+  REQUIRE(turn_until(loop, [&] { return second.has_value(); }));
+  CHECK(*second == std::error_code{});
+  // A token already stopped fails at once, without suspending.
+  Task<void> c = started(wait_on(kind, stop.get_token(), 0ms, early));
+  CHECK(early == std::make_error_code(std::errc::operation_canceled));
+}
+
+TEMPLATE_TEST_CASE("a wait under with_timeout times out, leaves the queue, and the next waiter is served", "",
+                   EventWait, LatchWait, MutexWait, SemaphoreWait) {
+  EventLoop loop(any_backend());
+  TestType kind(loop);
+  Outcome first, second;
+  const auto begin = std::chrono::steady_clock::now();
+  Task<void> a = started(wait_on(kind, {}, 30ms, first));
+  Task<void> b = started(wait_on(kind, {}, 0ms, second));
+  REQUIRE(turn_until(loop, [&] { return first.has_value(); }));
+  CHECK(std::chrono::steady_clock::now() - begin >= 29ms);
+  CHECK(*first == std::errc::timed_out);
+  kind.open();
+  REQUIRE(turn_until(loop, [&] { return second.has_value(); }));
+  CHECK(*second == std::error_code{});
+  CHECK(loop.in_flight() == 0);
+}
+
+TEMPLATE_TEST_CASE("destroying a task suspended in a wait unlinks it, timer and all", "", EventWait, LatchWait,
+                   MutexWait, SemaphoreWait) {
+  EventLoop loop(any_backend());
+  TestType kind(loop);
+  Outcome gone, second;
+  Task<void> a = started(wait_on(kind, {}, 10s, gone));
+  Task<void> b = started(wait_on(kind, {}, 0ms, second));
+  turn_for(loop, 2ms);
+  a = Task<void>{};  // the frame goes while queued, its timer armed
+  CHECK(loop.in_flight() == 0);
+  kind.open();
+  REQUIRE(turn_until(loop, [&] { return second.has_value(); }));
+  CHECK(*second == std::error_code{});
+  CHECK_FALSE(gone);
+}
+
+TEST_CASE("an event set before the wait lets it through at once; set wakes all; reset blocks later waits") {
+  EventLoop loop(any_backend());
+  duet::Event event(loop);
+  Outcome before, w1, w2, after_reset;
+  auto wait_task = [](duet::Event& e, Outcome& out) -> Task<void> { out = code_of(co_await e.wait()); };
+  event.set();
+  Task<void> a = started(wait_task(event, before));
+  CHECK(before == std::error_code{});  // no suspension, no loop turn
+  event.reset();
+  Task<void> b = started(wait_task(event, w1));
+  Task<void> c = started(wait_task(event, w2));
+  turn_for(loop, 2ms);
+  CHECK_FALSE(w1);
+  event.set();
+  REQUIRE(turn_until(loop, [&] { return w1 && w2; }));
+  event.reset();
+  Task<void> d = started(wait_task(event, after_reset));
+  turn_for(loop, 2ms);
+  CHECK_FALSE(after_reset);
+  event.set();
+  REQUIRE(turn_until(loop, [&] { return after_reset.has_value(); }));
+}
+
+TEST_CASE("a latch releases every waiter when its count reaches zero, and later waits pass") {
+  EventLoop loop(any_backend());
+  duet::Latch latch(loop, 3);
+  Outcome w1, w2, late;
+  auto wait_task = [](duet::Latch& l, Outcome& out) -> Task<void> { out = code_of(co_await l.wait()); };
+  Task<void> a = started(wait_task(latch, w1));
+  Task<void> b = started(wait_task(latch, w2));
+  latch.count_down();
+  latch.count_down();
+  turn_for(loop, 2ms);
+  CHECK_FALSE(w1);
+  CHECK(latch.count() == 1);
+  latch.count_down();
+  REQUIRE(turn_until(loop, [&] { return w1 && w2; }));
+  CHECK(latch.try_wait());
+  Task<void> c = started(wait_task(latch, late));
+  CHECK(late == std::error_code{});
+}
+
+TEST_CASE("a mutex hands itself to its waiters in arrival order, and an unlocking task queues behind them") {
+  EventLoop loop(any_backend());
+  duet::Mutex mutex(loop);
+  std::vector<int> order;
+  auto locker = [](duet::Mutex& m, std::vector<int>& log, int id, int rounds) -> Task<void> {
+    for (int i = 0; i < rounds; ++i) {
+      auto lock = co_await m.lock();
+      log.push_back(lock ? id : -1);
+    }
+  };
+  duet::MutexGuard held = mutex.try_lock();
+  REQUIRE(held.owns_lock());
+  CHECK_FALSE(mutex.try_lock().owns_lock());
+  std::vector<Task<void>> tasks;
+  for (int id = 0; id < 4; ++id) tasks.push_back(started(locker(mutex, order, id, 2)));
+  held.unlock();
+  REQUIRE(turn_until(loop, [&] { return order.size() == 8; }));
+  CHECK(order == std::vector<int>{0, 1, 2, 3, 0, 1, 2, 3});
+  CHECK_FALSE(mutex.is_locked());
+}
+
+TEST_CASE("10,000 tasks contending on a mutex across suspensions keep a counter exact") {
+  EventLoop loop(any_backend());
+  duet::Mutex mutex(loop);
+  long counter = 0;
+  auto body = [](EventLoop& l, duet::Mutex& m, long& c) -> Task<void> {
+    duet::TaskScope scope;
+    for (int i = 0; i < 10'000; ++i) {
+      scope.spawn([](EventLoop& lp, duet::Mutex& mx, long& cnt) -> Task<void> {
+        auto lock = co_await mx.lock();
+        const long seen = cnt;
+        co_await duet::sleep_for(lp, 0ms);  // another task runs here; it must not get in
+        cnt = seen + 1;
+      }(l, m, c));
+    }
+    co_await scope.join();
+  };
+  duet::run_until_complete(loop, body(loop, mutex, counter));
+  CHECK(counter == 10'000);
+  CHECK_FALSE(mutex.is_locked());
+}
+
+TEST_CASE("a semaphore with 5 units admits at most 5 units' worth of 2,000 tasks asking 1 to 3 each") {
+  EventLoop loop(any_backend());
+  duet::Semaphore units(loop, 5);
+  struct Tally {
+    std::size_t in_use = 0, peak = 0, finished = 0, failed = 0;
+  } tally;
+  auto user = [](EventLoop& l, duet::Semaphore& s, std::size_t n, Tally& t) -> Task<void> {
+    if (!co_await s.acquire(n)) {
+      ++t.failed;
+      co_return;
+    }
+    t.in_use += n;
+    t.peak = t.in_use > t.peak ? t.in_use : t.peak;
+    co_await duet::sleep_for(l, 0ms);
+    t.in_use -= n;
+    s.release(n);
+    ++t.finished;
+  };
+  auto body = [](EventLoop& l, duet::Semaphore& s, Tally& t, auto& make) -> Task<void> {
+    duet::TaskScope scope;
+    for (std::size_t i = 0; i < 2'000; ++i) scope.spawn(make(l, s, 1 + i % 3, t));
+    co_await scope.join();
+  };
+  duet::run_until_complete(loop, body(loop, units, tally, user));
+  CHECK(tally.finished == 2'000);
+  CHECK(tally.failed == 0);
+  CHECK(tally.peak > 1);
+  CHECK(tally.peak <= 5);
+  CHECK(units.available() == 5);
+}
+
+TEST_CASE("a semaphore serves requests strictly in order, and a cancelled head lets the next one through") {
+  EventLoop loop(any_backend());
+  duet::Semaphore units(loop, 0);
+  std::vector<int> order;
+  std::stop_source stop_head;
+  Outcome head;
+  auto acquirer = [](duet::Semaphore& s, std::size_t n, std::stop_token t, std::vector<int>& log, int id,
+                     Outcome* out) -> Task<void> {
+    auto r = co_await s.acquire(n, std::move(t));
+    if (out != nullptr) *out = code_of(r);
+    if (r) log.push_back(id);
+  };
+  Task<void> a = started(acquirer(units, 3, {}, order, 3, nullptr));
+  Task<void> b = started(acquirer(units, 1, {}, order, 1, nullptr));
+  Task<void> c = started(acquirer(units, 4, stop_head.get_token(), order, 4, &head));
+  Task<void> d = started(acquirer(units, 2, {}, order, 2, nullptr));
+  units.release(2);  // the head wants 3: nobody behind it may take these
+  turn_for(loop, 2ms);
+  CHECK(order.empty());
+  CHECK_FALSE(units.try_acquire(1));  // nor may a newcomer
+  units.release(2);                   // 4: the head (3) goes, 1 left, then the 1
+  REQUIRE(turn_until(loop, [&] { return order.size() == 2; }));
+  CHECK(order == std::vector<int>{3, 1});
+  units.release(2);  // 2 free; the head now wants 4 and holds back the 2 ...
+  turn_for(loop, 2ms);
+  CHECK(order.size() == 2);
+  stop_head.request_stop();  // ... until it leaves
+  REQUIRE(turn_until(loop, [&] { return order.size() == 3; }));
+  CHECK(order.back() == 2);
+  CHECK(*head == std::errc::operation_canceled);
+  CHECK(units.available() == 0);
+}
+
+TEST_CASE("a mutex handed to a waiter whose stop lands before it resumes stays with that waiter") {
+  EventLoop loop(any_backend());
+  MutexWait kind(loop);
+  std::stop_source stop;
+  Outcome first, second;
+  Task<void> a = started(wait_on(kind, stop.get_token(), 0ms, first));
+  Task<void> b = started(wait_on(kind, {}, 0ms, second));
+  kind.open();          // hands the lock to `a`, whose resumption waits for the next turn
+  stop.request_stop();  // too late: the hand-off won
+  REQUIRE(turn_until(loop, [&] { return first && second; }));
+  CHECK(*first == std::error_code{});  // it owned the lock, and passed it on when done
+  CHECK(*second == std::error_code{});
+  CHECK_FALSE(kind.mutex.is_locked());
+}
+
+TEST_CASE("a task destroyed after the hand-off but before resuming passes the mutex or units on") {
+  EventLoop loop(any_backend());
+  MutexWait mutex(loop);
+  SemaphoreWait units(loop);
+  Outcome m1, m2, s1, s2;
+  Task<void> a = started(wait_on(mutex, {}, 0ms, m1));
+  Task<void> b = started(wait_on(mutex, {}, 0ms, m2));
+  Task<void> c = started(wait_on(units, {}, 10s, s1));  // its timer is armed, too
+  Task<void> d = started(wait_on(units, {}, 0ms, s2));
+  mutex.open();  // granted to `a` ...
+  units.open();  // ... and 2 units to `c`
+  a = Task<void>{};
+  c = Task<void>{};  // both go before their next turn
+  REQUIRE(turn_until(loop, [&] { return m2 && s2; }));
+  CHECK(*m2 == std::error_code{});
+  CHECK(*s2 == std::error_code{});
+  CHECK_FALSE(m1);
+  CHECK_FALSE(s1);
+  CHECK(loop.in_flight() == 0);
+}
+
+TEST_CASE("a waiter whose timeout races a hand-off either owns the mutex or leaves it to the next") {
+  EventLoop loop(any_backend());
+  for (int round = 0; round < 20; ++round) {
+    duet::Mutex mutex(loop);
+    Outcome racer, next;
+    bool racer_owned = false;
+    auto holder = [](EventLoop& l, duet::MutexGuard g) -> Task<void> {
+      co_await duet::sleep_for(l, 2ms);  // unlocks about when the racer's 2 ms timer fires
+      g.unlock();
+    };
+    Task<void> h = started(holder(loop, mutex.try_lock()));
+    Task<void> r = started([](duet::Mutex& m, Outcome& out, bool& owned) -> Task<void> {
+      auto lock = co_await duet::with_timeout(m.lock(), 2ms);
+      out = code_of(lock);
+      owned = lock && lock->owns_lock();
+    }(mutex, racer, racer_owned));
+    Task<void> n = started([](duet::Mutex& m, Outcome& out) -> Task<void> {
+      out = code_of(co_await m.lock());
+    }(mutex, next));
+    REQUIRE(turn_until(loop, [&] { return racer && next; }));
+    CHECK((*racer == std::error_code{} ? racer_owned : *racer == std::errc::timed_out));
+    CHECK(*next == std::error_code{});
+    CHECK_FALSE(mutex.is_locked());
+  }
+}
