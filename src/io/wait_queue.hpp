@@ -17,6 +17,11 @@
 //   inline resume would recurse through every waiter and let the releasing
 //   code starve the rest.
 // - One thread: the primitive's, which is the loop's thread of every waiter.
+//   How a waiter finds its loop is the voice's business: a stackless primitive
+//   is built on its loop (duet::Mutex m(loop)), a fiber's wait uses the
+//   running fiber's Scheduler. Nothing here assumes one loop per primitive, so
+//   a cross-shard Event (issue 14) can keep this node and make wake_ post to
+//   the waiter's own loop; it will need a lock or an MPSC queue in its core.
 //
 //   duet::WaitQueue q;  duet::WaitNode n;  n.wake_ = my_wake;
 //   q.push_back(n);                       // n.state_ == WaitState::queued

@@ -11,6 +11,8 @@
 //   ready.set();   // every waiter is granted; later arrive() returns true
 #pragma once
 
+#include <cassert>
+
 #include "io/detail/wait_core.hpp"
 #include "io/wait_queue.hpp"
 
@@ -23,7 +25,8 @@ class EventCore final : public WaitCore {
   EventCore& operator=(const EventCore&) = delete;
   EventCore(EventCore&&) = delete;
   EventCore& operator=(EventCore&&) = delete;
-  ~EventCore() = default;
+  // Waiters hold pointers to the core: destroying it under them is a bug.
+  ~EventCore() { assert(queue_.empty() && "duet: a primitive destroyed with waiters"); }
 
   void set() noexcept {
     set_ = true;

@@ -17,6 +17,8 @@
 
 #include <cstddef>
 
+#include <cassert>
+
 #include "io/detail/wait_core.hpp"
 #include "io/wait_queue.hpp"
 
@@ -29,7 +31,8 @@ class SemaphoreCore final : public WaitCore {
   SemaphoreCore& operator=(const SemaphoreCore&) = delete;
   SemaphoreCore(SemaphoreCore&&) = delete;
   SemaphoreCore& operator=(SemaphoreCore&&) = delete;
-  ~SemaphoreCore() = default;
+  // Waiters hold pointers to the core: destroying it under them is a bug.
+  ~SemaphoreCore() { assert(queue_.empty() && "duet: a primitive destroyed with waiters"); }
 
   // n units now, if free and nobody waits (a waiter is never overtaken).
   bool try_take(std::size_t n) noexcept {
