@@ -2,11 +2,13 @@
 //
 // Contract
 // - Works on every awaiter derived from IoAwaiter (recv, send, send_all, accept,
-//   connect), and on the waits of Event, Latch, Mutex and Semaphore (there the
-//   timeout is a timer in the loop that withdraws the waiter, same error). The timeout travels with the operation into the backend
+//   connect). The timeout travels with the operation into the backend
 //   (IORING_OP_LINK_TIMEOUT on io_uring, the timer heap on epoll): when it
 //   expires the op is cancelled in the kernel and the result is
 //   std::errc::timed_out. For send_all it bounds the whole transfer.
+// - Works on the waits of Event, Latch, Mutex and Semaphore too: there the
+//   timeout is a sleep op in the loop's timer that withdraws the waiter from
+//   the primitive's queue when it fires (same std::errc::timed_out).
 // - Takes the awaiter as the prvalue the call returned and keeps only a reference:
 //   use it inside one co_await expression, where that temporary lives until the
 //   coroutine resumes.
