@@ -298,3 +298,43 @@ TEST_CASE("a fiber mutex handed to a waiter whose stop or timeout lands before i
     CHECK_FALSE(kind.mutex.is_locked());
   });
 }
+
+TEST_CASE("under random stops and timeouts, 1,000 fibers on a semaphore never exceed its units and lose none") {
+  on_fibers(any_backend(), [] {
+    fiber::Semaphore units(3);
+    std::vector<std::stop_source> stops(10);
+    std::size_t in_use = 0, over = 0, served = 0, failed = 0;
+    std::vector<fiber::Fiber<void>> users;
+    unsigned seed = 12345;
+    for (int i = 0; i < 1'000; ++i) {
+      seed = seed * 1103515245u + 12345u;
+      const unsigned r = seed >> 8;
+      const std::stop_token token = r % 5 == 0 ? stops[r % stops.size()].get_token() : std::stop_token{};
+      users.push_back(fiber::spawn([&, r, token] {
+        const std::size_t n = 1 + r % 3;
+        auto got = r % 2 == 0 ? units.acquire_for(n, std::chrono::microseconds(r % 3000), token)
+                              : units.acquire(n, token);
+        if (!got) {
+          ++failed;
+          return;
+        }
+        in_use += n;
+        over += in_use > 3 ? 1 : 0;
+        fiber::sleep_for(std::chrono::microseconds(r % 200));
+        in_use -= n;
+        units.release(n);
+        ++served;
+      }));
+    }
+    for (auto& source : stops) {  // stops land while the queue is long
+      fiber::sleep_for(1ms);
+      source.request_stop();
+    }
+    for (auto& f : users) f.join();
+    CHECK(served + failed == 1'000);
+    CHECK(over == 0);
+    CHECK(failed > 0);
+    CHECK(served > 0);
+    CHECK(units.available() == 3);
+  });
+}
