@@ -406,3 +406,27 @@ TEST_CASE("under random stops and timeouts, 1,000 tasks on a semaphore never exc
   CHECK(units.available() == 3);
   CHECK(loop.in_flight() == 0);
 }
+
+TEST_CASE("two tasks passing a mutex back and forth do not starve a timer on the same loop") {
+  EventLoop loop(any_backend());
+  duet::Mutex mutex(loop);
+  bool stop = false;
+  long hand_offs = 0;
+  auto pinger = [](duet::Mutex& m, const bool& halt, long& count) -> Task<void> {
+    while (!halt) {
+      auto lock = co_await m.lock();  // each lock is a hand-off from the other task
+      ++count;
+    }
+  };
+  auto timer = [](EventLoop& l, bool& halt) -> Task<void> {
+    co_await duet::sleep_for(l, 5ms);
+    halt = true;
+  };
+  Task<void> t = started(timer(loop, stop));
+  duet::MutexGuard first = mutex.try_lock();
+  Task<void> a = started(pinger(mutex, stop, hand_offs));
+  Task<void> b = started(pinger(mutex, stop, hand_offs));
+  first.unlock();
+  REQUIRE(turn_until(loop, [&] { return a.done() && b.done() && t.done(); }));
+  CHECK(hand_offs > 64);  // the chain ran on within turns (posted_budget)
+}
