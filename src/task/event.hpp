@@ -2,7 +2,7 @@
 //
 // Contract
 // - set() wakes every task waiting in wait() and lets later waits pass at once
-//   until reset(). Waiters resume from the loop's next turn (never inside set()).
+//   until reset(). Waiters resume from the loop's delivery (never inside set()).
 // - co_await ev.wait(token) gives IoResult<void>: ok, or
 //   std::errc::operation_canceled (stop request), or std::errc::timed_out
 //   (under with_timeout). A cancelled waiter leaves at once; destroying a task
@@ -13,7 +13,7 @@
 //
 //   duet::Event ready(loop);
 //   scope.spawn([](duet::Event& e) -> duet::Task<void> { (void)co_await e.wait(); }(ready));
-//   ready.set();                                      // the waiter runs next turn
+//   ready.set();                                      // the waiter runs from the loop
 //   auto r = co_await duet::with_timeout(ready.wait(), 100ms);
 #pragma once
 

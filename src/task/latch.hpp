@@ -2,7 +2,7 @@
 //
 // Contract
 // - Starts at `count`; count_down(n) subtracts n (below zero is a bug). At zero
-//   it opens for good: every waiter resumes (from the loop's next turn) and
+//   it opens for good: every waiter resumes (from the loop's delivery) and
 //   later waits pass at once.
 // - co_await latch.wait(token) gives IoResult<void>, with the cancellation,
 //   timeout (with_timeout) and destruction rules of duet::Event.

@@ -5,7 +5,7 @@
 //   until destroyed. unlock hands the lock straight to the first waiter
 //   (FIFO hand-off): a waiter is never overtaken, and a task that unlocks and
 //   locks again queues behind the others. The new owner resumes from the
-//   loop's next turn.
+//   loop's delivery.
 // - Errors: std::errc::operation_canceled (stop request), std::errc::timed_out
 //   (with_timeout); then nothing is held. A grant that beat the cancel wins
 //   (the result is ok and owns the lock). A task destroyed after the hand-off

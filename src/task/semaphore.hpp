@@ -5,7 +5,7 @@
 //   release(n) gives n back. Waiters are served strictly in arrival order and
 //   released units are handed straight to them (a releaser asking again queues
 //   behind), so nobody is overtaken or starved. Woken waiters resume from the
-//   loop's next turn.
+//   loop's delivery.
 // - Errors: std::errc::operation_canceled (stop request), std::errc::timed_out
 //   (with_timeout); a failed acquire took nothing. A cancelled waiter leaves
 //   at once and, if it was the head, lets the ones behind it through. A task

@@ -44,7 +44,7 @@ duet::Task<long> run_workers(duet::EventLoop& loop) {
   Shared s(loop);
   duet::TaskScope scope;
   for (int i = 0; i < 8; ++i) scope.spawn(worker(loop, s));
-  s.start.set();  // the workers resume from the loop's next turn, not in here
+  s.start.set();  // the workers resume from the loop, not in here
   (void)co_await s.done.wait();
   co_await scope.join();
   co_return s.total;  // 8

@@ -306,7 +306,7 @@ TEST_CASE("a mutex handed to a waiter whose stop lands before it resumes stays w
   Outcome first, second;
   Task<void> a = started(wait_on(kind, stop.get_token(), 0ms, first));
   Task<void> b = started(wait_on(kind, {}, 0ms, second));
-  kind.open();          // hands the lock to `a`, whose resumption waits for the next turn
+  kind.open();          // hands the lock to `a`, whose resumption waits for the loop
   stop.request_stop();  // too late: the hand-off won
   REQUIRE(turn_until(loop, [&] { return first && second; }));
   CHECK(*first == std::error_code{});  // it owned the lock, and passed it on when done
@@ -326,7 +326,7 @@ TEST_CASE("a task destroyed after the hand-off but before resuming passes the mu
   mutex.open();  // granted to `a` ...
   units.open();  // ... and 2 units to `c`
   a = Task<void>{};
-  c = Task<void>{};  // both go before their next turn
+  c = Task<void>{};  // both go before the loop resumes them
   REQUIRE(turn_until(loop, [&] { return m2 && s2; }));
   CHECK(*m2 == std::error_code{});
   CHECK(*s2 == std::error_code{});

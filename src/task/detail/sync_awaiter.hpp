@@ -5,7 +5,7 @@
 //   so a wait allocates nothing. Not copyable or movable: use it as the
 //   prvalue a primitive returns (`co_await m.lock()`), or with with_timeout.
 // - The primitive's core (io/detail/wait_core.hpp) decides; this class only
-//   suspends and resumes. A granted waiter resumes from the loop's next
+//   suspends and resumes. A granted waiter resumes from the loop's
 //   delivery, through EventLoop::post (user space, no kernel round trip, no
 //   recursion inside unlock()/set()), never inline in the granting call.
 // - Timeout (set_timeout, or with_timeout): op_ becomes a sleep IoOp in the
