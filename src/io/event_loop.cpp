@@ -26,6 +26,7 @@ int EventLoop::start(IoOp& op) noexcept { return poller_->start(op); }
 void EventLoop::cancel(IoOp& op) noexcept {
   if (op.in_flight()) poller_->cancel(op);
 }
+void EventLoop::post(IoOp& op, int res) noexcept { poller_->post(op, res); }
 int EventLoop::abandon(IoOp& op) noexcept { return op.in_flight() ? poller_->abandon(op) : op.res_; }
 
 std::size_t EventLoop::run_once() { return poller_->turn(Clock::time_point::min()); }

@@ -84,6 +84,15 @@ class EventLoop {
   // finishing meanwhile are kept and delivered by the next run_once. For
   // destructors: a coroutine frame or fiber stack going away with an op in flight.
   int abandon(IoOp& op) noexcept;
+  // Completes op with res from the loop's delivery, without the kernel: op is
+  // in flight (cancel is a no-op, abandon withdraws it) until complete_ runs
+  // from run_once — never inside post. Posted during a delivery, it runs later
+  // in that same delivery (a chain of posts, bounded per turn so that polling
+  // still comes round); otherwise in the next turn, which then does not block.
+  // For wake-ups decided in user space (a Mutex handed to a waiter): resuming
+  // the waiter there and then would recurse inside unlock(), and an io_uring
+  // NOP per wake-up would cost a kernel round trip. op must not be in flight.
+  void post(IoOp& op, int res) noexcept;
 
   // One turn without blocking. Returns the number of completions delivered.
   std::size_t run_once();

@@ -6,6 +6,9 @@
 //   (IORING_OP_LINK_TIMEOUT on io_uring, the timer heap on epoll): when it
 //   expires the op is cancelled in the kernel and the result is
 //   std::errc::timed_out. For send_all it bounds the whole transfer.
+// - Works on the waits of Event, Latch, Mutex and Semaphore too: there the
+//   timeout is a sleep op in the loop's timer that withdraws the waiter from
+//   the primitive's queue when it fires (same std::errc::timed_out).
 // - Takes the awaiter as the prvalue the call returned and keeps only a reference:
 //   use it inside one co_await expression, where that temporary lives until the
 //   coroutine resumes.
@@ -19,12 +22,17 @@
 #include <coroutine>
 #include <type_traits>
 
+#include "task/detail/sync_awaiter.hpp"
 #include "task/io_awaiter.hpp"
 
 namespace duet {
 
+// An I/O awaiter, or a coordination primitive's wait (task/detail/sync_awaiter.hpp).
 template <typename Awaiter>
-  requires std::derived_from<Awaiter, IoAwaiter>
+concept TimeoutAwaitable = std::derived_from<Awaiter, IoAwaiter> || std::derived_from<Awaiter, detail::SyncAwaiter>;
+
+template <typename Awaiter>
+  requires TimeoutAwaitable<Awaiter>
 class TimeoutAwaiter {
  public:
   explicit TimeoutAwaiter(Awaiter& inner) noexcept : inner_(&inner) {}
@@ -37,7 +45,7 @@ class TimeoutAwaiter {
 };
 
 template <typename Awaiter, typename Rep, typename Period>
-  requires std::derived_from<Awaiter, IoAwaiter>
+  requires TimeoutAwaitable<Awaiter>
 TimeoutAwaiter<Awaiter> with_timeout(Awaiter&& awaiter, std::chrono::duration<Rep, Period> timeout) noexcept {
   static_assert(!std::is_lvalue_reference_v<Awaiter>, "pass the awaiter straight from the call");
   // A zero or negative timeout means "already expired": make it the shortest one.

@@ -50,6 +50,10 @@ class Poller {
   }
   virtual void cancel(IoOp& op) noexcept = 0;
   virtual int abandon(IoOp& op) noexcept = 0;
+  // EventLoop::post: a result known in user space, kept apart from the
+  // kernel's (posted_) so that deliver() can run a bounded chain of them in
+  // one turn; both backends' turn() skip waiting while any is there.
+  void post(IoOp& op, int res) noexcept;
   // Push work, wait until something finishes, wake() or deadline (a deadline in
   // the past means "do not wait"), deliver completions. Returns deliveries.
   virtual std::size_t turn(Clock::time_point deadline) = 0;
@@ -85,15 +89,20 @@ class Poller {
   void finish_cancelled(IoOp& op) noexcept;
   // If op has a result waiting for delivery, withdraw it: true and op.res_ set.
   bool take_finished(IoOp& op) noexcept;
-  [[nodiscard]] bool has_finished() const noexcept { return !completed_.empty(); }
+  [[nodiscard]] bool has_finished() const noexcept { return !completed_.empty() || !posted_.empty(); }
   std::size_t deliver() noexcept;
+  static constexpr std::size_t posted_budget = 64;
 
  private:
+  std::size_t deliver_all(OpQueue& from) noexcept;
+  void complete(IoOp& op) noexcept;
+
   std::size_t pool_count_;
   std::size_t pool_buffer_size_;
   std::unique_ptr<RecvBufferPool> pool_;
   OpQueue completed_;   // results learnt this turn, not yet delivered
   OpQueue delivering_;  // the snapshot being delivered right now
+  OpQueue posted_;      // EventLoop::post results, delivered after the snapshot
   std::size_t in_flight_ = 0;
 };
 

@@ -1,0 +1,82 @@
+// wait_on: park a fiber on a WaitCore. Every event that can end the wait (a
+// grant, a stop, the timer) makes the fiber ready; the fiber re-checks the
+// node's state each time it runs, and before returning it waits until its
+// timer op has left the loop (the op is on this stack).
+#include "stackful/detail/sync_wait.hpp"
+
+#include <optional>
+#include <stdexcept>
+
+#include "io/event_loop.hpp"
+#include "io/io_op.hpp"
+#include "stackful/scheduler.hpp"
+
+namespace duet::fiber::detail {
+
+namespace {
+
+struct FiberWaiter {
+  duet::detail::WaitCore* core_;
+  Scheduler* scheduler_;
+  FiberRecord* fiber_;
+  WaitNode node_;
+  IoOp timer_;
+
+  void ready() noexcept { scheduler_->make_ready(*fiber_); }
+};
+
+void on_wake(WaitNode* node) noexcept { static_cast<FiberWaiter*>(node->context_)->ready(); }
+
+// The deadline passed, or the cancel below stopped the timer: the fiber runs
+// again either way; a node still queued is withdrawn as timed out.
+void on_timer(IoOp* op, int /*res*/) noexcept {
+  auto* self = static_cast<FiberWaiter*>(op->context_);
+  if (self->node_.state_ == WaitState::queued) self->core_->withdraw(self->node_, WaitState::timed_out);
+  self->ready();
+}
+
+struct Canceller {
+  FiberWaiter* self_;
+  void operator()() const noexcept {
+    if (self_->core_->withdraw(self_->node_, WaitState::cancelled)) self_->ready();
+  }
+};
+
+}  // namespace
+
+WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::steady_clock::time_point deadline,
+                  const std::stop_token& token) {
+  Scheduler* scheduler = Scheduler::current();
+  if (scheduler == nullptr || scheduler->running() == nullptr) {
+    throw std::logic_error("duet: a fiber wait was made outside any fiber");
+  }
+  if (token.stop_requested()) return WaitState::cancelled;
+  FiberWaiter waiter{&core, scheduler, scheduler->running(), {}, {}};
+  waiter.node_.count_ = count;
+  waiter.node_.context_ = &waiter;
+  waiter.node_.wake_ = &on_wake;
+  if (core.arrive(waiter.node_)) return WaitState::granted;
+
+  EventLoop& loop = scheduler->loop();
+  if (deadline != EventLoop::forever) {
+    waiter.timer_.kind_ = OpKind::sleep;
+    waiter.timer_.deadline_ = deadline;
+    waiter.timer_.context_ = &waiter;
+    waiter.timer_.complete_ = &on_timer;
+    loop.submit(waiter.timer_);
+  }
+  {
+    std::optional<std::stop_callback<Canceller>> on_stop;
+    if (token.stop_possible()) on_stop.emplace(token, Canceller{&waiter});
+    while (waiter.node_.state_ == WaitState::queued) scheduler->park();
+  }
+  // Granted or cancelled with the timer still armed: stop it and wait for its
+  // completion (it readies us), so the loop lets go of timer_ before we return.
+  if (waiter.timer_.in_flight()) {
+    loop.cancel(waiter.timer_);
+    while (waiter.timer_.in_flight()) scheduler->park();
+  }
+  return waiter.node_.state_;
+}
+
+}  // namespace duet::fiber::detail
