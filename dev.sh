@@ -10,7 +10,7 @@ cd "$(dirname "$0")"
 PACKAGES=(
   meson ninja-build g++ clang pkg-config
   liburing-dev libfmt-dev catch2 libbenchmark-dev libabsl-dev
-  libasio-dev libboost-context-dev libhiredis-dev
+  libasio-dev libboost-context-dev libboost-fiber-dev libhiredis-dev
   redis-tools redis-server libclang-rt-14-dev valgrind strace util-linux python3
   qemu-user g++-aarch64-linux-gnu  # the AArch64 context switch is tested under qemu-user
 )
