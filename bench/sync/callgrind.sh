@@ -24,7 +24,8 @@ count() {  # $1 row, $2 iterations, $3 output file -> total Ir
 for row in $("$bin" --benchmark_list_tests=true | grep -E -- "$filter" | sed "s,/iterations:[0-9]*$,,"); do
   a=$(count "$row" "$n1" "$tmp/a")
   b=$(count "$row" "$n2" "$tmp/b")
-  awk -v r="$row" -v a="$a" -v b="$b" -v n="$((n2 - n1))" 'BEGIN { printf "%-40s %8.1f Ir/iteration\n", r, (b - a) / n }'
+  awk -v r="$row" -v a="$a" -v b="$b" -v n="$((n2 - n1))" \
+    'BEGIN { printf "%-40s %8.1f Ir/iteration\n", r, (b - a) / n }'
   if [[ -n ${TOP:-} ]]; then
     callgrind_annotate "$tmp/b" 2>/dev/null | awk -v n="${TOP_LINES:-12}" '/^ *[0-9,]+ / && k++ < n { print "    " $0 }'
   fi

@@ -40,7 +40,9 @@ class TaskYield {
  public:
   explicit TaskYield(duet::EventLoop& loop) noexcept : loop_(&loop) {
     op_.context_ = this;
-    op_.complete_ = [](duet::IoOp* op, int /*res*/) noexcept { static_cast<TaskYield*>(op->context_)->waiter_.resume(); };
+    op_.complete_ = [](duet::IoOp* op, int /*res*/) noexcept {
+      static_cast<TaskYield*>(op->context_)->waiter_.resume();
+    };
   }
   TaskYield(const TaskYield&) = delete;
   TaskYield& operator=(const TaskYield&) = delete;
