@@ -1,0 +1,239 @@
+// duet::Channel<T> for tasks (src/task/channel.hpp over io/detail/channel_core.hpp):
+// FIFO order, rendezvous and buffered hand-offs, try_*, close() with waiters on
+// both sides, move-only values, stops, timeouts and destroyed frames, and
+// 10,000 tasks ping-ponging without a lost wake-up. Coin counts live values, so
+// a leaked or duplicated value fails a check. Every case runs on both backends
+// and turns the loop under a time limit. The fiber twin: tests/stackful/channel_test.cpp.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <system_error>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "support/counted_value.hpp"
+#include "sync_support.hpp"
+#include "task/channel.hpp"
+#include "task/task.hpp"
+#include "task/with_timeout.hpp"
+
+using namespace duet::test::sync;
+using duet::EventLoop;
+using duet::Task;
+using duet::test::Coin;
+using namespace std::chrono_literals;
+
+namespace {
+
+using Coins = duet::Channel<Coin>;
+using Got = std::optional<duet::IoResult<Coin>>;
+
+Task<void> send_coin(Coins& ch, int id, Outcome& out, std::stop_token token = {}, std::chrono::milliseconds t = 0ms) {
+  if (t.count() > 0) {
+    auto r = co_await duet::with_timeout(ch.send(Coin(id), std::move(token)), t);
+    out = code_of(r);
+  } else {
+    auto r = co_await ch.send(Coin(id), std::move(token));
+    out = code_of(r);
+  }
+}
+
+Task<void> recv_coin(Coins& ch, Got& out, std::stop_token token = {}, std::chrono::milliseconds t = 0ms) {
+  if (t.count() > 0) {
+    auto r = co_await duet::with_timeout(ch.recv(std::move(token)), t);
+    out.emplace(std::move(r));
+  } else {
+    auto r = co_await ch.recv(std::move(token));
+    out.emplace(std::move(r));
+  }
+}
+
+int id_of(Got& got) { return got && *got ? (**got).id : -1; }
+std::error_code code_of_got(const Got& got) { return got && !*got ? got->error() : std::error_code{}; }
+
+}  // namespace
+
+TEST_CASE("values pass through a channel in the order sent, with capacity 0 and with capacity 3") {
+  EventLoop loop(any_backend());
+  const std::size_t capacity = GENERATE(0U, 3U);
+  Coin::alive = 0;
+  {
+    Coins ch(loop, capacity);
+    std::vector<int> seen;
+    auto producer = [](Coins& c) -> Task<void> {
+      for (int i = 0; i < 100; ++i) {
+        auto r = co_await c.send(Coin(i));
+        REQUIRE(r);
+      }
+      c.close();
+    };
+    auto consumer = [](Coins& c, std::vector<int>& log) -> Task<void> {
+      for (;;) {
+        auto r = co_await c.recv();
+        if (!r) break;
+        log.push_back(r->id);
+      }
+    };
+    Task<void> p = started(producer(ch));
+    run_bounded(loop, consumer(ch, seen));
+    REQUIRE(seen.size() == 100);
+    for (int i = 0; i < 100; ++i) CHECK(seen[static_cast<std::size_t>(i)] == i);
+  }
+  CHECK(Coin::alive == 0);
+}
+
+TEST_CASE("a rendezvous send completes only once a receiver takes the value, and senders are served in order") {
+  EventLoop loop(any_backend());
+  Coins ch(loop, 0);
+  Outcome s1, s2;
+  Got r1, r2;
+  Task<void> a = started(send_coin(ch, 1, s1));
+  Task<void> b = started(send_coin(ch, 2, s2));
+  turn_for(loop, 2ms);
+  CHECK_FALSE(s1);
+  CHECK(ch.size() == 0);
+  Task<void> c = started(recv_coin(ch, r1));
+  CHECK(id_of(r1) == 1);  // a sender was waiting: no suspension
+  REQUIRE(turn_until(loop, [&] { return s1.has_value(); }));
+  CHECK(*s1 == std::error_code{});
+  CHECK_FALSE(s2);
+  Task<void> d = started(recv_coin(ch, r2));
+  REQUIRE(turn_until(loop, [&] { return s2.has_value(); }));
+  CHECK(id_of(r2) == 2);
+}
+
+TEST_CASE("a full channel holds its senders back until receivers make room; waiting receivers get values in order") {
+  EventLoop loop(any_backend());
+  Coins ch(loop, 2);
+  Outcome s[3], late;
+  std::vector<Task<void>> senders;
+  for (int i = 0; i < 3; ++i) senders.push_back(started(send_coin(ch, i, s[i])));
+  senders.push_back(started(send_coin(ch, 3, late)));
+  CHECK(*s[0] == std::error_code{});  // room in the buffer: done at once
+  CHECK(*s[1] == std::error_code{});
+  turn_for(loop, 2ms);
+  CHECK(ch.size() == 2);
+  CHECK_FALSE(s[2]);
+  CHECK_FALSE(late);
+  std::vector<int> ids;
+  for (int i = 0; i < 4; ++i) {
+    auto r = ch.try_recv();
+    REQUIRE(r);
+    ids.push_back(r->id);
+  }
+  CHECK(ids == std::vector<int>{0, 1, 2, 3});
+  REQUIRE(turn_until(loop, [&] { return s[2] && late; }));
+  CHECK(*late == std::error_code{});
+  Got r1, r2;
+  Task<void> a = started(recv_coin(ch, r1));
+  Task<void> b = started(recv_coin(ch, r2));
+  CHECK(ch.try_send(Coin(10)));
+  CHECK(ch.try_send(Coin(11)));
+  REQUIRE(turn_until(loop, [&] { return r1 && r2; }));
+  CHECK(id_of(r1) == 10);
+  CHECK(id_of(r2) == 11);
+}
+
+TEST_CASE("try_send and try_recv report full, empty and closed, and keep a value they could not pass") {
+  EventLoop loop(any_backend());
+  Coin::alive = 0;
+  {
+    duet::Channel<std::unique_ptr<int>> boxes(loop, 1);
+    CHECK(boxes.try_recv().error() == std::errc::resource_unavailable_try_again);
+    auto first = std::make_unique<int>(1);
+    auto second = std::make_unique<int>(2);
+    CHECK(boxes.try_send(first));
+    CHECK(first == nullptr);
+    CHECK(boxes.try_send(second).error() == std::errc::resource_unavailable_try_again);
+    REQUIRE(second != nullptr);  // still the caller's
+    boxes.close();
+    CHECK(boxes.try_send(second).error() == std::errc::broken_pipe);
+    CHECK(second != nullptr);
+    auto drained = boxes.try_recv();
+    REQUIRE(drained);
+    CHECK(**drained == 1);
+    CHECK(boxes.try_recv().error() == std::errc::broken_pipe);
+  }
+  Coins rendezvous(loop, 0);
+  Coin c(5);
+  CHECK(rendezvous.try_send(c).error() == std::errc::resource_unavailable_try_again);
+  CHECK(c.id == 5);
+}
+
+TEST_CASE("close wakes waiting receivers and senders with broken_pipe; receivers drain the buffer first") {
+  EventLoop loop(any_backend());
+  Coin::alive = 0;
+  {
+    Coins empty(loop, 1);
+    Got r1, r2;
+    Task<void> a = started(recv_coin(empty, r1));
+    Task<void> b = started(recv_coin(empty, r2));
+    Coins full(loop, 1);
+    REQUIRE(full.try_send(Coin(1)));
+    Outcome s1, s2;
+    Task<void> c = started(send_coin(full, 2, s1));
+    Task<void> d = started(send_coin(full, 3, s2));
+    turn_for(loop, 2ms);
+    CHECK(Coin::alive == 3);
+    empty.close();
+    full.close();
+    REQUIRE(turn_until(loop, [&] { return r1 && r2 && s1 && s2; }));
+    CHECK(code_of_got(r1) == std::errc::broken_pipe);
+    CHECK(code_of_got(r2) == std::errc::broken_pipe);
+    CHECK(*s1 == std::errc::broken_pipe);
+    CHECK(*s2 == std::errc::broken_pipe);
+    CHECK(Coin::alive == 1);  // the senders' values died with their awaiters; one stays buffered
+    Got drained, after;
+    Task<void> e = started(recv_coin(full, drained));
+    Task<void> f = started(recv_coin(full, after));
+    CHECK(id_of(drained) == 1);
+    CHECK(code_of_got(after) == std::errc::broken_pipe);
+    Outcome late;
+    Task<void> g = started(send_coin(full, 4, late));
+    CHECK(*late == std::errc::broken_pipe);
+  }
+  CHECK(Coin::alive == 0);
+}
+
+TEST_CASE("10,000 tasks ping-ponging through two channels lose no value and no wake-up") {
+  EventLoop loop(any_backend());
+  const std::size_t capacity = GENERATE(0U, 8U);
+  duet::Channel<long> ping(loop, capacity);
+  duet::Channel<long> pong(loop, capacity);
+  constexpr int pairs = 5'000;
+  constexpr int rounds = 10;
+  long total = 0;
+  int finished = 0;
+  auto player = [](duet::Channel<long>& out, duet::Channel<long>& in, long& sum, int& done) -> Task<void> {
+    for (int r = 0; r < rounds; ++r) {
+      auto sent = co_await out.send(1);
+      auto back = co_await in.recv();
+      if (sent && back) sum += *back;
+    }
+    ++done;
+  };
+  auto echo = [](duet::Channel<long>& in, duet::Channel<long>& out, int& done) -> Task<void> {
+    for (int r = 0; r < rounds; ++r) {
+      auto v = co_await in.recv();
+      if (v) {
+        auto sent = co_await out.send(*v + 1);
+        if (!sent) co_return;
+      }
+    }
+    ++done;
+  };
+  std::vector<Task<void>> tasks;
+  tasks.reserve(2 * pairs);
+  for (int i = 0; i < pairs; ++i) {
+    tasks.push_back(started(player(ping, pong, total, finished)));
+    tasks.push_back(started(echo(ping, pong, finished)));
+  }
+  REQUIRE(turn_until(loop, [&] { return finished == 2 * pairs; }, 30s));
+  CHECK(total == 2L * pairs * rounds);
+  CHECK(ping.size() == 0);
+  CHECK(pong.size() == 0);
+}
