@@ -16,6 +16,7 @@
 
 #include "io/event_loop.hpp"
 #include "support/counted_value.hpp"
+#include "channel_support.hpp"
 #include "sync_support.hpp"
 #include "task/channel.hpp"
 #include "task/task.hpp"
@@ -26,36 +27,8 @@ using duet::EventLoop;
 using duet::Task;
 using duet::test::Coin;
 using namespace std::chrono_literals;
+using namespace duet::test::channel;
 
-namespace {
-
-using Coins = duet::Channel<Coin>;
-using Got = std::optional<duet::IoResult<Coin>>;
-
-Task<void> send_coin(Coins& ch, int id, Outcome& out, std::stop_token token = {}, std::chrono::milliseconds t = 0ms) {
-  if (t.count() > 0) {
-    auto r = co_await duet::with_timeout(ch.send(Coin(id), std::move(token)), t);
-    out = code_of(r);
-  } else {
-    auto r = co_await ch.send(Coin(id), std::move(token));
-    out = code_of(r);
-  }
-}
-
-Task<void> recv_coin(Coins& ch, Got& out, std::stop_token token = {}, std::chrono::milliseconds t = 0ms) {
-  if (t.count() > 0) {
-    auto r = co_await duet::with_timeout(ch.recv(std::move(token)), t);
-    out.emplace(std::move(r));
-  } else {
-    auto r = co_await ch.recv(std::move(token));
-    out.emplace(std::move(r));
-  }
-}
-
-int id_of(Got& got) { return got && *got ? (**got).id : -1; }
-std::error_code code_of_got(const Got& got) { return got && !*got ? got->error() : std::error_code{}; }
-
-}  // namespace
 
 TEST_CASE("values pass through a channel in the order sent, with capacity 0 and with capacity 3") {
   EventLoop loop(any_backend());
