@@ -2,12 +2,16 @@
 // the stackless cases of tests/task/channel_test.cpp and channel_cancel_test.cpp
 // for fibers, on both backends. Coin counts live values, so a leaked or
 // duplicated value fails a check; a lost wake-up shows as the scheduler's
-// deadlock error, not a hang. Assertions stay outside blocking calls.
+// deadlock error, not a hang. Assertions stay outside blocking calls. The block
+// between "// guide:begin" and "// guide:end" is quoted by docs/GUIDE.md
+// (check_guide_stackful.py keeps them equal).
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <memory>
+#include <string>
 #include <optional>
 #include <random>
 #include <set>
@@ -286,4 +290,31 @@ TEST_CASE("under random stops and timeouts, 1,000 fiber senders and receivers de
     while (auto left = ch.try_recv()) CHECK(received.insert(left->id).second);
     for (int i = 0; i < n; ++i) CHECK((sent[i] == std::error_code{}) == (received.count(i) == 1));
   });
+}
+
+namespace guide {
+
+// guide:begin channel
+void produce(duet::fiber::Channel<std::string>& jobs) {
+  for (int i = 0; i < 5; ++i) {
+    if (!jobs.send("job " + std::to_string(i))) break;  // blocks while 2 are queued
+  }
+  jobs.close();  // the consumer drains what is queued, then sees broken_pipe
+}
+
+int pipeline() {  // on a fiber
+  duet::fiber::Channel<std::string> jobs(2);  // 2 buffered; 0 would be a rendezvous
+  auto producer = duet::fiber::spawn(produce, std::ref(jobs));
+  int done = 0;
+  while (auto job = jobs.recv()) ++done;  // in the order sent
+  producer.join();
+  return done;  // 5
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's fiber channel snippet passes five jobs through a buffer of two and ends on close") {
+  Scheduler scheduler({.backend = any_backend()});
+  CHECK(scheduler.spawn(guide::pipeline).join() == 5);
 }

@@ -4,11 +4,14 @@
 // 10,000 tasks ping-ponging without a lost wake-up. Coin counts live values, so
 // a leaked or duplicated value fails a check. Every case runs on both backends
 // and turns the loop under a time limit. The fiber twin: tests/stackful/channel_test.cpp.
+// The block between "// guide:begin" and "// guide:end" is quoted by docs/GUIDE.md
+// (tests/io/check_guide.py keeps them equal).
 #include <catch2/catch.hpp>
 
 #include <chrono>
 #include <cstddef>
 #include <memory>
+#include <string>
 #include <optional>
 #include <stop_token>
 #include <system_error>
@@ -19,7 +22,9 @@
 #include "channel_support.hpp"
 #include "sync_support.hpp"
 #include "task/channel.hpp"
+#include "task/run.hpp"
 #include "task/task.hpp"
+#include "task/task_scope.hpp"
 #include "task/with_timeout.hpp"
 
 using namespace duet::test::sync;
@@ -209,4 +214,37 @@ TEST_CASE("10,000 tasks ping-ponging through two channels lose no value and no w
   CHECK(total == 2L * pairs * rounds);
   CHECK(ping.size() == 0);
   CHECK(pong.size() == 0);
+}
+
+namespace guide {
+
+// guide:begin channel
+duet::Task<void> produce(duet::Channel<std::string>& jobs) {
+  for (int i = 0; i < 5; ++i) {
+    if (!co_await jobs.send("job " + std::to_string(i))) break;  // waits while 2 are queued
+  }
+  jobs.close();  // the consumer drains what is queued, then sees broken_pipe
+}
+
+duet::Task<int> consume(duet::Channel<std::string>& jobs) {
+  int done = 0;
+  while (auto job = co_await jobs.recv()) ++done;  // in the order sent
+  co_return done;
+}
+
+duet::Task<int> pipeline(duet::EventLoop& loop) {
+  duet::Channel<std::string> jobs(loop, 2);  // 2 buffered; 0 would be a rendezvous
+  duet::TaskScope scope;
+  scope.spawn(produce(jobs));
+  const int done = co_await consume(jobs);
+  co_await scope.join();
+  co_return done;  // 5
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's channel snippet passes five jobs through a buffer of two and ends on close") {
+  EventLoop loop(any_backend());
+  CHECK(duet::run_until_complete(loop, guide::pipeline(loop)) == 5);
 }
