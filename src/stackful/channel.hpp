@@ -39,13 +39,14 @@
 namespace duet::fiber {
 
 template <typename T>
-class Channel {
+class Channel : public duet::detail::ChannelCalls<T> {
   using Core = duet::detail::ChannelCore<T>;
+  using duet::detail::ChannelCalls<T>::core_;
 
  public:
   using Clock = std::chrono::steady_clock;
 
-  explicit Channel(std::size_t capacity) : core_(capacity) {}
+  explicit Channel(std::size_t capacity) : duet::detail::ChannelCalls<T>(capacity) {}
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
   Channel(Channel&&) = delete;
@@ -76,16 +77,7 @@ class Channel {
     return recv_until(detail::deadline_after(timeout), token);
   }
 
-  IoResult<void> try_send(T& value) noexcept { return core_.try_send(value); }
-  IoResult<void> try_send(T&& value) noexcept { return core_.try_send(value); }
-  IoResult<T> try_recv() noexcept { return core_.try_recv(); }
-  void close() noexcept { core_.close(); }
-  [[nodiscard]] bool is_closed() const noexcept { return core_.is_closed(); }
-  [[nodiscard]] std::size_t size() const noexcept { return core_.size(); }
-  [[nodiscard]] std::size_t capacity() const noexcept { return core_.capacity(); }
-
- private:
-  Core core_;
+  // try_send, try_recv, close, is_closed, size, capacity: duet::detail::ChannelCalls.
 };
 
 }  // namespace duet::fiber

@@ -40,8 +40,9 @@
 namespace duet {
 
 template <typename T>
-class Channel {
+class Channel : public detail::ChannelCalls<T> {
   using Core = detail::ChannelCore<T>;
+  using detail::ChannelCalls<T>::core_;
   // The slot is a base listed before SyncAwaiter, so it outlives the base's
   // destructor, which may still give a received value back through it.
   struct SlotHolder {
@@ -67,7 +68,7 @@ class Channel {
     IoResult<T> await_resume() noexcept { return Core::recv_result(take_state(), this->slot_); }
   };
 
-  Channel(EventLoop& loop, std::size_t capacity) : loop_(&loop), core_(capacity) {}
+  Channel(EventLoop& loop, std::size_t capacity) : detail::ChannelCalls<T>(capacity), loop_(&loop) {}
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
   Channel(Channel&&) = delete;
@@ -78,17 +79,10 @@ class Channel {
     return {*loop_, core_, std::move(value), std::move(token)};
   }
   [[nodiscard]] RecvAwaiter recv(std::stop_token token = {}) noexcept { return {*loop_, core_, std::move(token)}; }
-  IoResult<void> try_send(T& value) noexcept { return core_.try_send(value); }
-  IoResult<void> try_send(T&& value) noexcept { return core_.try_send(value); }
-  IoResult<T> try_recv() noexcept { return core_.try_recv(); }
-  void close() noexcept { core_.close(); }
-  [[nodiscard]] bool is_closed() const noexcept { return core_.is_closed(); }
-  [[nodiscard]] std::size_t size() const noexcept { return core_.size(); }
-  [[nodiscard]] std::size_t capacity() const noexcept { return core_.capacity(); }
+  // try_send, try_recv, close, is_closed, size, capacity: detail::ChannelCalls.
 
  private:
   EventLoop* loop_;
-  Core core_;
 };
 
 }  // namespace duet

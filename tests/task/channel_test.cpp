@@ -1,9 +1,10 @@
 // duet::Channel<T> for tasks (src/task/channel.hpp over io/detail/channel_core.hpp):
 // FIFO order, rendezvous and buffered hand-offs, try_*, close() with waiters on
-// both sides, move-only values, stops, timeouts and destroyed frames, and
-// 10,000 tasks ping-ponging without a lost wake-up. Coin counts live values, so
-// a leaked or duplicated value fails a check. Every case runs on both backends
-// and turns the loop under a time limit. The fiber twin: tests/stackful/channel_test.cpp.
+// both sides, move-only values, and 10,000 tasks ping-ponging without a lost
+// wake-up (stops, timeouts, destroyed frames: channel_cancel_test.cpp). Coin
+// counts live values, so a leaked or duplicated value fails a check. Every
+// case runs on both backends and turns the loop under a time limit. The fiber
+// twin: tests/stackful/channel_test.cpp.
 // The block between "// guide:begin" and "// guide:end" is quoted by docs/GUIDE.md
 // (tests/io/check_guide.py keeps them equal).
 #include <catch2/catch.hpp>
@@ -11,15 +12,15 @@
 #include <chrono>
 #include <cstddef>
 #include <memory>
-#include <string>
 #include <optional>
+#include <string>
 #include <stop_token>
 #include <system_error>
 #include <vector>
 
+#include "channel_support.hpp"
 #include "io/event_loop.hpp"
 #include "support/counted_value.hpp"
-#include "channel_support.hpp"
 #include "sync_support.hpp"
 #include "task/channel.hpp"
 #include "task/run.hpp"

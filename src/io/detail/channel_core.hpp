@@ -210,4 +210,30 @@ class ChannelCore {
   Side receivers_{*this, false};
 };
 
+// What both voices' Channel<T> offer without waiting: they derive from this
+// and add only their waits (send/recv as awaiters or as blocking calls).
+template <typename T>
+class ChannelCalls {
+ public:
+  // Moves from value only on success: closed (broken_pipe) or full
+  // (resource_unavailable_try_again) leaves it with the caller.
+  IoResult<void> try_send(T& value) noexcept { return core_.try_send(value); }
+  IoResult<void> try_send(T&& value) noexcept { return core_.try_send(value); }
+  IoResult<T> try_recv() noexcept { return core_.try_recv(); }
+  void close() noexcept { core_.close(); }
+  [[nodiscard]] bool is_closed() const noexcept { return core_.is_closed(); }
+  [[nodiscard]] std::size_t size() const noexcept { return core_.size(); }
+  [[nodiscard]] std::size_t capacity() const noexcept { return core_.capacity(); }
+
+ protected:
+  explicit ChannelCalls(std::size_t capacity) : core_(capacity) {}
+  ChannelCalls(const ChannelCalls&) = delete;
+  ChannelCalls& operator=(const ChannelCalls&) = delete;
+  ChannelCalls(ChannelCalls&&) = delete;
+  ChannelCalls& operator=(ChannelCalls&&) = delete;
+  ~ChannelCalls() = default;
+
+  ChannelCore<T> core_;
+};
+
 }  // namespace duet::detail
