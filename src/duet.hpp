@@ -15,6 +15,7 @@
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
 #include "io/mutex_guard.hpp"
+#include "task/channel.hpp"
 #include "task/event.hpp"
 #include "task/latch.hpp"
 #include "task/mutex.hpp"

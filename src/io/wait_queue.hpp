@@ -52,6 +52,7 @@ struct WaitNode {
   std::size_t count_ = 1;  // what the waiter asks for (Semaphore units; 1 otherwise)
   WaitState state_ = WaitState::idle;
   void* context_ = nullptr;  // free for the voice (an awaiter, a fiber)
+  void* payload_ = nullptr;  // the core's: what a hand-off moves (a Channel's value slot)
 };
 
 // Doubly linked, so that a cancelled waiter leaves from anywhere in O(1): a

@@ -45,7 +45,7 @@ struct Canceller {
 }  // namespace
 
 WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::steady_clock::time_point deadline,
-                  const std::stop_token& token) {
+                  const std::stop_token& token, void* payload) {
   Scheduler* scheduler = Scheduler::current();
   if (scheduler == nullptr || scheduler->running() == nullptr) {
     throw std::logic_error("duet: a fiber wait was made outside any fiber");
@@ -53,6 +53,7 @@ WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::
   if (token.stop_requested()) return WaitState::cancelled;
   FiberWaiter waiter{&core, scheduler, scheduler->running(), {}, {}};
   waiter.node_.count_ = count;
+  waiter.node_.payload_ = payload;
   waiter.node_.context_ = &waiter;
   waiter.node_.wake_ = &on_wake;
   if (core.arrive(waiter.node_)) return WaitState::granted;

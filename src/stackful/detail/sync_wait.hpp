@@ -13,6 +13,7 @@
 // - A waiting fiber cannot be destroyed (the scheduler never drops one), so
 //   nothing can be granted to a waiter that is gone. request_stop must run on
 //   the scheduler's thread. Outside a fiber: throws std::logic_error.
+// - payload becomes node.payload_ (a Channel's value slot on the caller's stack).
 //
 //   if (wait_on(core, 1, deadline, token) == WaitState::granted) { /* own it */ }
 #pragma once
@@ -27,7 +28,7 @@
 namespace duet::fiber::detail {
 
 WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::steady_clock::time_point deadline,
-                  const std::stop_token& token);
+                  const std::stop_token& token, void* payload = nullptr);
 
 // now + d, saturating (a huge duration means "no deadline", not an overflow).
 template <typename Rep, typename Period>

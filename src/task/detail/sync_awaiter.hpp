@@ -59,6 +59,8 @@ class SyncAwaiter {
     taken_ = true;
     return node_.state_;
   }
+  // What the core's hand-off moves (a Channel's value slot, in the derived awaiter).
+  void set_payload(void* payload) noexcept { node_.payload_ = payload; }
 
  private:
   struct Canceller {
