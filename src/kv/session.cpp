@@ -75,8 +75,10 @@ void Session::commit_input(std::size_t n) {
 void Session::consume_output(std::size_t n) {
   server_.stats().net_output_bytes += n;
   // Replies that went out are activity too (Redis's writeToClient updates
-  // lastinteraction): a client reading a large reply slowly is not idle.
-  if (n > 0) client_.last_active_ms = server_.now_ms();
+  // lastinteraction): a client reading a large reply slowly is not idle. Only
+  // `timeout` needs it, so without one no clock is read per reply (a clock read
+  // per flush cost +6% instructions per request at pipeline 1).
+  if (n > 0 && server_.config().timeout > 0) client_.last_active_ms = server_.now_ms();
   if (n >= out_.size()) {
     out_.clear();
     if (out_.capacity() > keep_buffer_bytes) std::string().swap(out_);
