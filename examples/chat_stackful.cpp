@@ -8,8 +8,10 @@
 // own writer fiber drains; the room fills outboxes with try_send, which never
 // waits, so a client that stops reading is dropped once its outbox is full and
 // nobody else stalls. A line longer than max_line bytes drops its sender too,
-// so a client costs at most queue_lines * max_line bytes. SIGINT or SIGTERM
-// stops every session, then the program returns.
+// so a client costs at most queue_lines * max_line bytes, plus its socket's
+// send buffer, which the session caps (the kernel would grow it to tcp_wmem's
+// maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
+// program returns.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +37,7 @@ namespace {
 
 constexpr std::size_t queue_lines = 256;  // lines waiting for one client
 constexpr std::size_t max_line = 4096;    // bytes before the '\n'
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per client
 using Line = std::shared_ptr<const std::string>;  // one copy, shared by every outbox
 
 struct Client {
@@ -94,6 +97,7 @@ void write_lines(Client& me, duet::fiber::TcpStream& conn, std::stop_token stop)
 // Whichever of reader and writer ends first stops the other.
 void session(Room& room, duet::fiber::TcpStream conn) {
   Client me;
+  ::setsockopt(conn.native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   duet::fiber::when_any(me.stop_.get_token(), [&](std::stop_token stop) { read_lines(room, me, conn, stop); },
                         [&](std::stop_token stop) { write_lines(me, conn, stop); });

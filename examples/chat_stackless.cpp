@@ -8,8 +8,10 @@
 // own writer task drains; the room fills outboxes with try_send, which never
 // waits, so a client that stops reading is dropped once its outbox is full and
 // nobody else stalls. A line longer than max_line bytes drops its sender too,
-// so a client costs at most queue_lines * max_line bytes. SIGINT or SIGTERM
-// stops every session, then the program returns.
+// so a client costs at most queue_lines * max_line bytes, plus its socket's
+// send buffer, which the session caps (the kernel would grow it to tcp_wmem's
+// maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
+// program returns.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -35,6 +37,7 @@ namespace {
 
 constexpr std::size_t queue_lines = 256;  // lines waiting for one client
 constexpr std::size_t max_line = 4096;    // bytes before the '\n'
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per client
 using Line = std::shared_ptr<const std::string>;  // one copy, shared by every outbox
 
 struct Client {
@@ -94,6 +97,7 @@ duet::Task<void> write_lines(Client& me, duet::TcpStream& conn, std::stop_token 
 // Whichever of reader and writer ends first stops the other.
 duet::Task<void> session(Room& room, duet::TcpStream conn) {
   Client me(conn.loop());
+  ::setsockopt(conn.native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   co_await duet::when_any(me.stop_, read_lines(room, me, conn, me.stop_.get_token()),
                           write_lines(me, conn, me.stop_.get_token()));
