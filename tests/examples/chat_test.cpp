@@ -229,4 +229,5 @@ TEST_CASE("a line longer than 4 KiB drops its sender and the room goes on", "[ex
   CHECK(clients[2]->next_line() == "still here");
   clients[2]->say(std::string(4096, 'y') + "\n");  // exactly the limit passes
   CHECK(clients[1]->next_line() == std::string(4096, 'y'));
+  CHECK(server.stop() == 0);
 }
