@@ -1,5 +1,6 @@
-// sync_bench's duet rows: a Mutex handed between tasks or fibers, and an Event
-// ping-pong, in both voices on one loop (io_uring), one thread.
+// sync_bench's duet rows: a Mutex handed between tasks or fibers, an Event
+// ping-pong and a Channel ping-pong (channel_rows.hpp), in both voices on one
+// loop (io_uring), one thread.
 //
 // The hand-off workload is the same in every row, Boost.Fiber's included
 // (boost_fiber_rows.cpp), so that each row does the same switches:
@@ -19,13 +20,16 @@
 
 #include <coroutine>
 
+#include "channel_rows.hpp"
 #include "handoff_round.hpp"
 #include "io/event_loop.hpp"
 #include "io/io_op.hpp"
+#include "stackful/channel.hpp"
 #include "stackful/event.hpp"
 #include "stackful/mutex.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/this_fiber.hpp"
+#include "task/channel.hpp"
 #include "task/event.hpp"
 #include "task/mutex.hpp"
 #include "task/run.hpp"
@@ -158,9 +162,56 @@ void event_pingpong_duet_fiber(benchmark::State& state) {
   scheduler.run();
 }
 
+// ---- sync/channel_pingpong: one iteration is a round trip (two hand-offs) --
+
+duet::Task<void> task_channel_pinger(duet::Channel<int>& ping, duet::Channel<int>& pong, HandoffRound& round) {
+  int v = 0;
+  while (round.next()) {
+    (void)co_await ping.send(v);
+    v = (co_await pong.recv()).value();
+  }
+  ping.close();  // the ponger's recv fails: it leaves
+}
+
+duet::Task<void> task_channel_ponger(duet::Channel<int>& ping, duet::Channel<int>& pong) {
+  while (auto v = co_await ping.recv()) (void)co_await pong.send(*v + 1);
+}
+
+void channel_pingpong_duet_task(benchmark::State& state) {
+  duet::EventLoop loop(duet::Backend::io_uring);
+  duet::Channel<int> ping(loop, 1);
+  duet::Channel<int> pong(loop, 1);
+  HandoffRound round(state);
+  duet::TaskScope scope;
+  scope.spawn(task_channel_ponger(ping, pong));
+  scope.spawn(task_channel_pinger(ping, pong, round));
+  duet::run_until_complete(loop, scope.join());
+}
+
+void channel_pingpong_duet_fiber(benchmark::State& state) {
+  duet::fiber::Scheduler scheduler;
+  duet::fiber::Channel<int> ping(1);
+  duet::fiber::Channel<int> pong(1);
+  HandoffRound round(state);
+  scheduler.spawn([&] {
+    while (auto v = ping.recv()) (void)pong.send(*v + 1);
+  }).detach();
+  scheduler.spawn([&] {
+    int v = 0;
+    while (round.next()) {
+      (void)ping.send(v);
+      v = pong.recv().value();
+    }
+    ping.close();
+  }).detach();
+  scheduler.run();
+}
+
 }  // namespace
 
 SYNC_BENCHMARK("sync/mutex_handoff/duet_task", mutex_handoff_duet_task)->Arg(2)->Arg(8);
 SYNC_BENCHMARK("sync/mutex_handoff/duet_fiber", mutex_handoff_duet_fiber)->Arg(2)->Arg(8);
 SYNC_BENCHMARK("sync/event_pingpong/duet_task", event_pingpong_duet_task);
 SYNC_BENCHMARK("sync/event_pingpong/duet_fiber", event_pingpong_duet_fiber);
+SYNC_BENCHMARK("sync/channel_pingpong/duet_task", channel_pingpong_duet_task);
+SYNC_BENCHMARK("sync/channel_pingpong/duet_fiber", channel_pingpong_duet_fiber);

@@ -262,6 +262,26 @@ TEST_CASE("a fiber hand-off that lands before a stop or timeout wins: the value 
   });
 }
 
+TEST_CASE("a fiber wait with a deadline arms its timer only when it has to wait, and disarms it before it returns") {
+  on_fibers(any_backend(), [] {
+    fiber::Channel<int> ch(1);
+    duet::EventLoop& loop = Scheduler::current()->loop();
+    REQUIRE(ch.send_for(1, 1h));  // room: granted at once, no timer
+    REQUIRE(ch.recv_for(1h).value() == 1);
+    CHECK(loop.in_flight() == 0);
+    std::size_t armed = 0;
+    auto sender = fiber::spawn([&] {
+      armed = loop.in_flight();  // the receiver below waits with its timer in the loop
+      (void)ch.try_send(2);
+    });
+    auto got = ch.recv_for(1h);
+    CHECK(loop.in_flight() == 0);  // the timer left the loop before recv_for returned
+    sender.join();
+    CHECK(armed == 1);
+    CHECK(got.value() == 2);
+  });
+}
+
 TEST_CASE("under random stops and timeouts, 1,000 fiber senders and receivers deliver each value once or not at all") {
   const std::size_t capacity = GENERATE(0U, 4U);
   on_fibers(any_backend(), [capacity] {

@@ -16,11 +16,19 @@ namespace duet::fiber::detail {
 namespace {
 
 struct FiberWaiter {
+  // A constructor, not aggregate initialisation: g++ zero-fills a braced
+  // aggregate in full (rep stos over ~190 bytes) before the members' own
+  // initialisers, on every wait.
+  FiberWaiter(duet::detail::WaitCore& core, Scheduler& scheduler) noexcept
+      : core_(&core), scheduler_(&scheduler), fiber_(scheduler.running()) {}
+
   duet::detail::WaitCore* core_;
   Scheduler* scheduler_;
   FiberRecord* fiber_;
   WaitNode node_;
-  IoOp timer_;
+  // Made only for a wait with a deadline: an IoOp is ~130 bytes of member
+  // initialisers, which a wait granted at once (most channel sends) would pay for nothing.
+  std::optional<IoOp> timer_;
 
   void ready() noexcept { scheduler_->make_ready(*fiber_); }
 };
@@ -51,7 +59,7 @@ WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::
     throw std::logic_error("duet: a fiber wait was made outside any fiber");
   }
   if (token.stop_requested()) return WaitState::cancelled;
-  FiberWaiter waiter{&core, scheduler, scheduler->running(), {}, {}};
+  FiberWaiter waiter(core, *scheduler);
   waiter.node_.count_ = count;
   waiter.node_.payload_ = payload;
   waiter.node_.context_ = &waiter;
@@ -60,11 +68,12 @@ WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::
 
   EventLoop& loop = scheduler->loop();
   if (deadline != EventLoop::forever) {
-    waiter.timer_.kind_ = OpKind::sleep;
-    waiter.timer_.deadline_ = deadline;
-    waiter.timer_.context_ = &waiter;
-    waiter.timer_.complete_ = &on_timer;
-    loop.submit(waiter.timer_);
+    IoOp& timer = waiter.timer_.emplace();
+    timer.kind_ = OpKind::sleep;
+    timer.deadline_ = deadline;
+    timer.context_ = &waiter;
+    timer.complete_ = &on_timer;
+    loop.submit(timer);
   }
   {
     std::optional<std::stop_callback<Canceller>> on_stop;
@@ -73,9 +82,9 @@ WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::
   }
   // Granted or cancelled with the timer still armed: stop it and wait for its
   // completion (it readies us), so the loop lets go of timer_ before we return.
-  if (waiter.timer_.in_flight()) {
-    loop.cancel(waiter.timer_);
-    while (waiter.timer_.in_flight()) scheduler->park();
+  if (waiter.timer_ && waiter.timer_->in_flight()) {
+    loop.cancel(*waiter.timer_);
+    while (waiter.timer_->in_flight()) scheduler->park();
   }
   return waiter.node_.state_;
 }

@@ -1,0 +1,159 @@
+// chat_stackful — a TCP chat room in the stackful voice.
+//
+//   chat_stackful [--port 7000] [--backend io_uring|epoll]
+//   nc 127.0.0.1 7000          (in a few terminals: each line reaches the others)
+//
+// Every line a client sends goes to every other client, never back to it.
+// Each client has a bounded outbox (a Channel of queue_lines lines) that its
+// own writer fiber drains; the room fills outboxes with try_send, which never
+// waits, so a client that stops reading is dropped once its outbox is full and
+// nobody else stalls. A line longer than max_line bytes drops its sender too,
+// so a client costs at most queue_lines * max_line bytes, plus its socket's
+// send buffer, which the session caps (the kernel would grow it to tcp_wmem's
+// maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
+// program returns.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "stackful/channel.hpp"
+#include "stackful/scheduler.hpp"
+#include "stackful/sleep.hpp"
+#include "stackful/tcp_listener.hpp"
+#include "stackful/tcp_stream.hpp"
+#include "stackful/this_fiber.hpp"
+#include "stackful/when_any.hpp"
+
+namespace {
+
+constexpr std::size_t queue_lines = 256;  // lines waiting for one client
+constexpr std::size_t max_line = 4096;    // bytes before the '\n'
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per client
+using Line = std::shared_ptr<const std::string>;  // one copy, shared by every outbox
+
+struct Client {
+  Client() : outbox_(queue_lines) {}
+  duet::fiber::Channel<Line> outbox_;
+  std::stop_source stop_;  // ends the client's reader and writer (and its I/O)
+};
+
+class Room {
+ public:
+  void join(Client& c) {
+    members_.push_back(&c);
+    if (closing_) c.stop_.request_stop();
+  }
+  void leave(Client& c) { std::erase(members_, &c); }
+  void close() {
+    closing_ = true;
+    for (Client* c : members_) c->stop_.request_stop();
+  }
+  // A stop only cancels I/O; the stopped fibers run later, on a later turn.
+  void broadcast(const Client& from, const Line& line) {
+    for (Client* peer : members_) {
+      if (peer == &from || peer->stop_.stop_requested()) continue;
+      if (!peer->outbox_.try_send(Line(line))) peer->stop_.request_stop();  // full: it stopped reading
+    }
+  }
+
+ private:
+  std::vector<Client*> members_;
+  bool closing_ = false;
+};
+
+void read_lines(Room& room, Client& me, duet::fiber::TcpStream& conn, std::stop_token stop) {
+  std::string pending;
+  char buf[4096];
+  for (;;) {
+    auto n = conn.recv(buf, stop);
+    if (!n) return;  // EOF, error or stop
+    pending.append(buf, *n);
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+      if (end - start > max_line) return;  // too long: drop the client
+      room.broadcast(me, std::make_shared<const std::string>(pending, start, end + 1 - start));
+    }
+    pending.erase(0, start);
+    if (pending.size() > max_line) return;  // no '\n' in sight: drop the client
+  }
+}
+
+void write_lines(Client& me, duet::fiber::TcpStream& conn, std::stop_token stop) {
+  for (;;) {
+    auto line = me.outbox_.recv(stop);
+    if (!line || !conn.send_all(**line, stop)) return;
+  }
+}
+
+// Whichever of reader and writer ends first stops the other.
+void session(Room& room, duet::fiber::TcpStream conn) {
+  Client me;
+  ::setsockopt(conn.native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
+  room.join(me);
+  duet::fiber::when_any(me.stop_.get_token(), [&](std::stop_token stop) { read_lines(room, me, conn, stop); },
+                        [&](std::stop_token stop) { write_lines(me, conn, stop); });
+  room.leave(me);
+}
+
+// The self-pipe trick: the handler writes a byte, the loop reads it like any socket.
+int signal_pair[2];
+extern "C" void on_signal(int) {
+  const int saved = errno;
+  (void)!::write(signal_pair[1], "", 1);
+  errno = saved;
+}
+
+void wait_for_signal(duet::EventLoop& loop, std::stop_token stop) {
+  duet::fiber::TcpStream signals(loop, signal_pair[0]);
+  char byte;
+  (void)signals.recv(std::span<char>(&byte, 1), stop);
+}
+
+void accept_clients(duet::fiber::TcpListener& listener, Room& room, std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    auto conn = listener.accept(stop);
+    if (conn) {
+      duet::fiber::spawn(session, std::ref(room), std::move(*conn)).detach();
+    } else if (conn.error() == std::errc::too_many_files_open) {
+      duet::fiber::sleep_for(std::chrono::milliseconds(10), stop);  // back off, do not spin
+    }
+  }
+}
+
+void serve(duet::EventLoop& loop, Room& room, std::uint16_t port) {
+  auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::any(port));
+  std::printf("chat on port %u (%s)\n", listener.local_address().port(), duet::backend_name(loop.backend()).data());
+  std::fflush(stdout);
+  duet::fiber::when_any([&](std::stop_token stop) { accept_clients(listener, room, stop); },
+                        [&](std::stop_token stop) { wait_for_signal(loop, stop); });
+  room.close();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint16_t port = 7000;
+  duet::Backend backend = duet::Backend::io_uring;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
+    if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
+  }
+  ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, signal_pair);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  Room room;  // outlives every session
+  duet::fiber::Scheduler scheduler({.backend = backend});
+  scheduler.spawn(serve, std::ref(scheduler.loop()), std::ref(room), port).detach();
+  scheduler.run();
+  std::printf("chat stopped\n");
+}

@@ -1,0 +1,162 @@
+// chat_stackless — a TCP chat room in the stackless voice.
+//
+//   chat_stackless [--port 7000] [--backend io_uring|epoll]
+//   nc 127.0.0.1 7000          (in a few terminals: each line reaches the others)
+//
+// Every line a client sends goes to every other client, never back to it.
+// Each client has a bounded outbox (a Channel of queue_lines lines) that its
+// own writer task drains; the room fills outboxes with try_send, which never
+// waits, so a client that stops reading is dropped once its outbox is full and
+// nobody else stalls. A line longer than max_line bytes drops its sender too,
+// so a client costs at most queue_lines * max_line bytes, plus its socket's
+// send buffer, which the session caps (the kernel would grow it to tcp_wmem's
+// maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
+// program returns.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "task/channel.hpp"
+#include "task/run.hpp"
+#include "task/sleep.hpp"
+#include "task/task_scope.hpp"
+#include "task/tcp_listener.hpp"
+#include "task/tcp_stream.hpp"
+#include "task/when_any.hpp"
+
+namespace {
+
+constexpr std::size_t queue_lines = 256;  // lines waiting for one client
+constexpr std::size_t max_line = 4096;    // bytes before the '\n'
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per client
+using Line = std::shared_ptr<const std::string>;  // one copy, shared by every outbox
+
+struct Client {
+  explicit Client(duet::EventLoop& loop) : outbox_(loop, queue_lines) {}
+  duet::Channel<Line> outbox_;
+  std::stop_source stop_;  // ends the client's reader and writer (and its I/O)
+};
+
+class Room {
+ public:
+  void join(Client& c) {
+    members_.push_back(&c);
+    if (closing_) c.stop_.request_stop();
+  }
+  void leave(Client& c) { std::erase(members_, &c); }
+  void close() {
+    closing_ = true;
+    for (Client* c : members_) c->stop_.request_stop();
+  }
+  // A stop only cancels I/O; the stopped tasks resume later, from the loop.
+  void broadcast(const Client& from, const Line& line) {
+    for (Client* peer : members_) {
+      if (peer == &from || peer->stop_.stop_requested()) continue;
+      if (!peer->outbox_.try_send(Line(line))) peer->stop_.request_stop();  // full: it stopped reading
+    }
+  }
+
+ private:
+  std::vector<Client*> members_;
+  bool closing_ = false;
+};
+
+duet::Task<void> read_lines(Room& room, Client& me, duet::TcpStream& conn, std::stop_token stop) {
+  std::string pending;
+  char buf[4096];
+  for (;;) {
+    auto n = co_await conn.recv(buf, stop);
+    if (!n) co_return;  // EOF, error or stop
+    pending.append(buf, *n);
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+      if (end - start > max_line) co_return;  // too long: drop the client
+      room.broadcast(me, std::make_shared<const std::string>(pending, start, end + 1 - start));
+    }
+    pending.erase(0, start);
+    if (pending.size() > max_line) co_return;  // no '\n' in sight: drop the client
+  }
+}
+
+duet::Task<void> write_lines(Client& me, duet::TcpStream& conn, std::stop_token stop) {
+  for (;;) {
+    auto line = co_await me.outbox_.recv(stop);
+    if (!line || !co_await conn.send_all(**line, stop)) co_return;
+  }
+}
+
+// Whichever of reader and writer ends first stops the other.
+duet::Task<void> session(Room& room, duet::TcpStream conn) {
+  Client me(conn.loop());
+  ::setsockopt(conn.native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
+  room.join(me);
+  co_await duet::when_any(me.stop_, read_lines(room, me, conn, me.stop_.get_token()),
+                          write_lines(me, conn, me.stop_.get_token()));
+  room.leave(me);
+}
+
+// The self-pipe trick: the handler writes a byte, the loop reads it like any socket.
+int signal_pair[2];
+extern "C" void on_signal(int) {
+  const int saved = errno;
+  (void)!::write(signal_pair[1], "", 1);
+  errno = saved;
+}
+
+duet::Task<void> wait_for_signal(duet::EventLoop& loop, std::stop_token stop) {
+  duet::TcpStream signals(loop, signal_pair[0]);
+  char byte;
+  (void)co_await signals.recv(std::span<char>(&byte, 1), stop);
+}
+
+duet::Task<void> accept_clients(duet::EventLoop& loop, duet::TcpListener& listener, Room& room,
+                                duet::TaskScope& scope, std::stop_token stop) {
+  while (!stop.stop_requested()) {
+    auto conn = co_await listener.accept(stop);
+    if (conn) {
+      scope.spawn(session(room, std::move(*conn)));
+    } else if (conn.error() == std::errc::too_many_files_open) {
+      co_await duet::sleep_for(loop, std::chrono::milliseconds(10), stop);  // back off, do not spin
+    }
+  }
+}
+
+duet::Task<void> serve(duet::EventLoop& loop, Room& room, std::uint16_t port) {
+  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::any(port));
+  std::printf("chat on port %u (%s)\n", listener.local_address().port(), duet::backend_name(loop.backend()).data());
+  std::fflush(stdout);
+  duet::TaskScope scope;
+  std::stop_source stop;
+  co_await duet::when_any(stop, accept_clients(loop, listener, room, scope, stop.get_token()),
+                          wait_for_signal(loop, stop.get_token()));
+  room.close();
+  co_await scope.join();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint16_t port = 7000;
+  duet::Backend backend = duet::Backend::io_uring;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
+    if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
+  }
+  ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, signal_pair);
+  std::signal(SIGINT, on_signal);
+  std::signal(SIGTERM, on_signal);
+  Room room;  // outlives every session
+  duet::EventLoop loop(backend);
+  duet::run_until_complete(loop, serve(loop, room, port));
+  std::printf("chat stopped\n");
+}
