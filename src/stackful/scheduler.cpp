@@ -7,7 +7,9 @@
 //
 // ASan needs to hear about each switch: start_switch just before, with the
 // target stack's bounds, and finish_switch first thing on arrival. A fiber
-// leaving for good passes nullptr so ASan frees its fake stack.
+// leaving for good passes nullptr so ASan frees its fake stack. TSan hears
+// tsan_switch_to(target) right before the jump, and a fiber's TSan context is
+// destroyed by the main context once the fiber has made its last switch.
 #include "stackful/scheduler.hpp"
 
 #include <cstdio>
@@ -31,6 +33,7 @@ Scheduler::Scheduler(SchedulerOptions options)
   if (current_scheduler != nullptr) throw std::logic_error("duet: this thread already has a fiber scheduler");
   detail::install_guard_handler();
   alt_stack_ = detail::install_alt_stack();
+  detail::tsan_capture_current(main_tsan_fiber_);  // this thread's own context: never destroyed
   current_scheduler = this;
 }
 
@@ -49,6 +52,7 @@ void Scheduler::launch(detail::FiberRecord& fiber) {
   void* top = &fiber;  // the record sits at the top; the fiber's frames go below it
   fiber.sp_ = detail::make_context(top, &Scheduler::fiber_main, &fiber);
   fiber.valgrind_id_ = detail::valgrind_register(fiber.stack_.bottom(), fiber.stack_.top());
+  detail::tsan_create_fiber(fiber.tsan_fiber_);
   fiber.state_ = detail::FiberState::ready;
   ++live_;
   ready_.push(fiber);
@@ -95,10 +99,12 @@ void Scheduler::resume(detail::FiberRecord& fiber) {
   fiber.state_ = detail::FiberState::running;
   running_ = &fiber;
   detail::asan_start_switch(&main_fake_stack_, fiber.stack_.bottom(), fiber.stack_.usable_size());
+  detail::tsan_switch_to(fiber.tsan_fiber_);
   detail::switch_context_local(&main_sp_, fiber.sp_, nullptr);
   detail::asan_finish_switch(main_fake_stack_);
   running_ = nullptr;
   if (fiber.state_ == detail::FiberState::exited) {
+    detail::tsan_destroy_fiber(fiber.tsan_fiber_);
     --live_;
     drop_ref(fiber);
   }
@@ -106,6 +112,7 @@ void Scheduler::resume(detail::FiberRecord& fiber) {
 
 void Scheduler::switch_to_main(detail::FiberRecord& self) {
   detail::asan_start_switch(&self.asan_fake_stack_, main_stack_bottom_, main_stack_size_);
+  detail::tsan_switch_to(main_tsan_fiber_);
   detail::switch_context_local(&self.sp_, main_sp_, nullptr);
   detail::asan_finish_switch(self.asan_fake_stack_, &main_stack_bottom_, &main_stack_size_);
 }
@@ -124,6 +131,7 @@ void Scheduler::exit_running() noexcept {
   if (self.joiner_ != nullptr) make_ready(*std::exchange(self.joiner_, nullptr));
   if (self.error_ && self.refs_ == 1) keep_error(self.error_);  // nobody will join it
   detail::asan_start_switch(nullptr, main_stack_bottom_, main_stack_size_);
+  detail::tsan_switch_to(main_tsan_fiber_);
   detail::switch_context_local(&self.sp_, main_sp_, nullptr);
   __builtin_unreachable();  // the main context frees this stack and never resumes it
 }

@@ -125,6 +125,7 @@ class Scheduler {
   void* main_fake_stack_ = nullptr;          // ASan: the main context's fake stack
   const void* main_stack_bottom_ = nullptr;  // ASan: learnt at the first switch in
   std::size_t main_stack_size_ = 0;
+  void* main_tsan_fiber_ = nullptr;          // TSan: this thread's own context (see annotations.hpp)
   std::size_t live_ = 0;
   std::size_t holds_ = 0;
   std::uint64_t next_id_ = 1;

@@ -178,7 +178,8 @@ TEST_CASE("close wakes waiting fiber receivers and senders with broken_pipe; rec
   });
 }
 
-TEST_CASE("10,000 fibers ping-ponging through two channels lose no value and no wake-up") {
+// [wide]: 10,000 live fibers, more than the ThreadSanitizer build can hold (.ci/run).
+TEST_CASE("10,000 fibers ping-ponging through two channels lose no value and no wake-up", "[wide]") {
   const std::size_t capacity = GENERATE(0U, 8U);
   on_fibers(any_backend(), [capacity] {
     fiber::Channel<long> ping(capacity);

@@ -203,7 +203,8 @@ TEST_CASE("a stop token cancels a fiber's pending recv and sleep") {
   }));
 }
 
-TEST_CASE("5000 client fibers and 5000 server fibers exchange messages") {
+// [wide]: 10,000 live fibers, more than the ThreadSanitizer build can hold (.ci/run).
+TEST_CASE("5000 client fibers and 5000 server fibers exchange messages", "[wide]") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   constexpr int count = 5000;
   CHECK(on_fibers(backend, [] {

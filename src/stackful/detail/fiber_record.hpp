@@ -59,6 +59,7 @@ class FiberRecord {
   FiberRecord* joiner_ = nullptr;       // a fiber blocked in join() on us
   std::exception_ptr error_;
   void* asan_fake_stack_ = nullptr;     // ASan's per-fiber fake stack while switched out
+  void* tsan_fiber_ = nullptr;          // TSan's context for this fiber, until it exits
   unsigned valgrind_id_ = 0;
   std::uint32_t refs_ = 2;              // scheduler + handle
   FiberState state_ = FiberState::created;
