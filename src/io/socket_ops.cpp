@@ -72,6 +72,10 @@ IoResult<void> connect_datagram(int fd, const SocketAddress& peer) noexcept {
   return {};
 }
 
+void tune_new_stream(int fd, int family) noexcept {
+  if (family == AF_INET || family == AF_INET6) (void)set_tcp_nodelay(fd, true);
+}
+
 IoResult<void> shutdown_socket(int fd, int how) noexcept {
   if (::shutdown(fd, how) != 0) return std::error_code(errno, std::generic_category());
   return {};

@@ -43,6 +43,11 @@ struct DatagramOptions {
 // connect(2) on a datagram socket only records the peer: it never waits.
 IoResult<void> connect_datagram(int fd, const SocketAddress& peer) noexcept;
 
+// What duet does to every stream it connects or accepts: TCP_NODELAY on IP
+// (request/response traffic: Nagle plus delayed ACK would add 40 ms stalls);
+// nothing on AF_UNIX, which has no Nagle.
+void tune_new_stream(int fd, int family) noexcept;
+
 IoResult<void> shutdown_socket(int fd, int how) noexcept;
 IoResult<void> set_tcp_nodelay(int fd, bool on) noexcept;
 [[nodiscard]] SocketAddress local_address_of(int fd) noexcept;
