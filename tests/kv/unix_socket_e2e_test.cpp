@@ -108,8 +108,8 @@ TEST_CASE("a Unix socket path that cannot be bound stops the server with exit 1,
 
 TEST_CASE("a bad --unixsocketperm or an over-long --unixsocket is refused before anything starts", "[kv][e2e]") {
   const std::string exe = pick_exe();
-  for (const std::string bad : {"999", "abc", "1777", ""}) {
-    const auto [status, out] = run(exe + " --port 0 --unixsocket /tmp/x.sock --unixsocketperm '" + bad + "'");
+  for (const std::string_view bad : {"999", "abc", "1777", ""}) {
+    const auto [status, out] = run(exe + " --port 0 --unixsocket /tmp/x.sock --unixsocketperm '" + std::string(bad) + "'");
     CHECK(status == 2);
     CHECK(out.find("for --unixsocketperm: expected an octal mode 0..777") != std::string::npos);
   }
