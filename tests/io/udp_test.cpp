@@ -211,3 +211,24 @@ TEST_CASE("binding a UDP port already taken throws, as setup errors do") {
   UdpSocket first = bound(loop);
   CHECK_THROWS_AS(UdpSocket::bind(loop, first.local_address()), std::system_error);
 }
+
+TEST_CASE("a connected datagram socket's recv reports the peer's port unreachable as connection_refused") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  EventLoop loop(backend);
+  auto body = [](EventLoop& lp) -> Task<std::error_code> {
+    SocketAddress closed;
+    {
+      UdpSocket gone = bound(lp);  // a port that was free a moment ago, now closed again
+      closed = gone.local_address();
+    }
+    UdpSocket sock = UdpSocket::open(lp, AF_INET);
+    REQUIRE(sock.connect(closed).ok());
+    const auto sent = co_await sock.send(std::string_view("anyone?"));
+    REQUIRE(sent.ok());
+    char buf[16];
+    auto r = co_await duet::with_timeout(sock.recv(buf), 2s);  // the ICMP error arrives as a value
+    co_return r.error();
+  };
+  CHECK(duet::run_until_complete(loop, body(loop)) == std::errc::connection_refused);
+}
