@@ -60,8 +60,12 @@ for flows in $FLOWS; do
       wait "$client"
       kill "$server"
       wait "$server" 2>/dev/null || true
-      python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); r["server_cpu_s"]=(int(sys.argv[3])-int(sys.argv[2]))/int(sys.argv[4]); print(json.dumps(r))' \
-        /tmp/duet-udp-run.json "$before" "$after" "$TICK" >> "$OUT"
+      python3 - /tmp/duet-udp-run.json "$before" "$after" "$TICK" >> "$OUT" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+r["server_cpu_s"] = (int(sys.argv[3]) - int(sys.argv[2])) / int(sys.argv[4])  # clock ticks -> seconds
+print(json.dumps(r))
+PY
       echo "rep $rep/$REPS flows $flows $name: $(tail -1 "$OUT")" >&2
     done
   done

@@ -75,11 +75,14 @@ int main(int argc, char** argv) {
   }
   duet::EventLoop loop(duet::Backend::io_uring);
   Counts counts;
-  const auto seconds = [](double s) { return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s)); };
+  const auto seconds = [](double s) {
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+  };
   counts.start = Clock::now() + seconds(warmup);
   counts.stop = counts.start + seconds(duration);
   duet::run_until_complete(loop, run(loop, duet::SocketAddress::parse("127.0.0.1", port).value(), flows, size, counts));
-  std::printf("{\"label\":\"%s\",\"flows\":%d,\"size\":%zu,\"seconds\":%.3f,\"requests\":%llu,\"rps\":%.0f,\"lost\":%llu}\n",
+  std::printf("{\"label\":\"%s\",\"flows\":%d,\"size\":%zu,\"seconds\":%.3f,"
+              "\"requests\":%llu,\"rps\":%.0f,\"lost\":%llu}\n",
               label.c_str(), flows, size, duration, static_cast<unsigned long long>(counts.requests),
               static_cast<double>(counts.requests) / duration, static_cast<unsigned long long>(counts.lost));
 }

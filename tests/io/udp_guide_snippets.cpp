@@ -67,8 +67,8 @@ TEST_CASE("guide: the UDP echo answers ask() on both backends") {
   const duet::Backend backend = GENERATE(duet::Backend::io_uring, duet::Backend::epoll);
   duet::EventLoop loop(backend);
   auto server = duet::UdpSocket::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
-  auto [none, reply] =
-      duet::run_until_complete(loop, duet::when_all(guide_udp::udp_echo(server, 1), guide_udp::ask(loop, server.local_address())));
+  auto [none, reply] = duet::run_until_complete(
+      loop, duet::when_all(guide_udp::udp_echo(server, 1), guide_udp::ask(loop, server.local_address())));
   (void)none;
   CHECK(reply == "ping");
 }
@@ -85,7 +85,8 @@ TEST_CASE("guide: the Unix socket server greets a client on both backends") {
     auto n = co_await duet::with_timeout(conn->recv(buf), 2s);
     co_return n ? std::string(buf, *n) : n.error().message();
   };
-  auto [none, got] = duet::run_until_complete(loop, duet::when_all(guide_udp::unix_server(loop, path, 1), client(loop, path)));
+  auto [none, got] =
+      duet::run_until_complete(loop, duet::when_all(guide_udp::unix_server(loop, path, 1), client(loop, path)));
   (void)none;
   CHECK(got == "hello over AF_UNIX\n");
 }

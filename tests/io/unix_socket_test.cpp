@@ -77,8 +77,8 @@ TEST_CASE("a Unix stream socket echoes over a filesystem path and over an abstra
   const bool abstract = GENERATE(false, true);
   INFO("backend " << duet::backend_name(backend) << (abstract ? ", abstract" : ", path"));
   duet::test::TempDir dir("duet-unix");
-  const std::string name =
-      abstract ? "@duet-test-" + std::to_string(::getpid()) + "-" + std::string(duet::backend_name(backend)) : dir.file("echo.sock");
+  const std::string abstract_name = "@duet-test-" + std::to_string(::getpid()) + "-" + std::string(duet::backend_name(backend));
+  const std::string name = abstract ? abstract_name : dir.file("echo.sock");
   const SocketAddress addr = SocketAddress::unix_domain(name).value();
   EventLoop loop(backend);
   auto listener = UnixListener::bind(loop, addr);

@@ -109,7 +109,8 @@ TEST_CASE("a Unix socket path that cannot be bound stops the server with exit 1,
 TEST_CASE("a bad --unixsocketperm or an over-long --unixsocket is refused before anything starts", "[kv][e2e]") {
   const std::string exe = pick_exe();
   for (const std::string_view bad : {"999", "abc", "1777", ""}) {
-    const auto [status, out] = run(exe + " --port 0 --unixsocket /tmp/x.sock --unixsocketperm '" + std::string(bad) + "'");
+    const std::string flags = " --port 0 --unixsocket /tmp/x.sock --unixsocketperm '" + std::string(bad) + "'";
+    const auto [status, out] = run(exe + flags);
     CHECK(status == 2);
     CHECK(out.find("for --unixsocketperm: expected an octal mode 0..777") != std::string::npos);
   }
