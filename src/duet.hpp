@@ -27,6 +27,7 @@
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
+#include "task/udp_socket.hpp"
 #include "task/when_all.hpp"
 #include "task/when_any.hpp"
 #include "task/with_timeout.hpp"

@@ -58,6 +58,7 @@ bool waits_for_write(const IoOp& op) noexcept {
   switch (op.kind_) {
     case OpKind::write:
     case OpKind::send:
+    case OpKind::sendmsg:
     case OpKind::connect:
       return true;
     default:
@@ -97,6 +98,10 @@ int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
       return recv_pooled(op);
     case OpKind::send:
       return result(::send(op.fd_, op.buf_, len, op.flags_ | MSG_NOSIGNAL));
+    case OpKind::sendmsg:
+      return result(::sendmsg(op.fd_, static_cast<const msghdr*>(op.buf_), op.flags_ | MSG_NOSIGNAL));
+    case OpKind::recvmsg:
+      return result(::recvmsg(op.fd_, static_cast<msghdr*>(op.buf_), op.flags_));
     case OpKind::accept:
       return result(::accept4(op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_));
     case OpKind::connect: {

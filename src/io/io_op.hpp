@@ -51,6 +51,10 @@ enum class OpKind : std::uint8_t {
   accept,   // accept4(fd_, addr_, &addrlen_, flags_) -> new fd
   connect,  // connect(fd_, addr_, addrlen_) -> 0
   poll,     // wait until fd_ is ready for flags_ (POLLIN / POLLOUT) -> revents
+  // Datagrams (io/datagram.hpp fills these): buf_ points to a msghdr that
+  // stays alive, with its iovec and name buffer, while the op is in flight.
+  sendmsg,  // sendmsg(fd_, (msghdr*)buf_, flags_ | MSG_NOSIGNAL) -> bytes
+  recvmsg,  // recvmsg(fd_, (msghdr*)buf_, flags_) -> bytes; the kernel fills msg_namelen, msg_flags
   sleep,    // completes with 0 at deadline_ (std::chrono::steady_clock)
 };
 

@@ -2,8 +2,10 @@
 #include "io/socket_address.hpp"
 
 #include <arpa/inet.h>
+#include <sys/un.h>
 
 #include <charconv>
+#include <cstddef>
 #include <cstring>
 
 namespace duet {
@@ -55,6 +57,30 @@ SocketAddress SocketAddress::any(std::uint16_t port, bool ipv6) noexcept {
   return *parse(ipv6 ? "::" : "0.0.0.0", port);
 }
 
+// The kernel takes an abstract name as every byte after the leading NUL up to
+// the length given, so the length is exact (no padding NULs, which would be
+// part of the name); a path's length counts its terminating NUL.
+std::optional<SocketAddress> SocketAddress::unix_domain(std::string_view name) noexcept {
+  SocketAddress out;
+  auto* un = reinterpret_cast<sockaddr_un*>(&out.storage_);
+  const bool abstract = !name.empty() && (name.front() == '@' || name.front() == '\0');
+  if (abstract) name.remove_prefix(1);
+  if (name.empty() || name.size() >= sizeof un->sun_path || name.find('\0') != std::string_view::npos) {
+    return std::nullopt;
+  }
+  un->sun_family = AF_UNIX;
+  std::memcpy(un->sun_path + (abstract ? 1 : 0), name.data(), name.size());
+  out.len_ = static_cast<socklen_t>(offsetof(sockaddr_un, sun_path) + 1 + name.size());
+  return out;
+}
+
+std::string SocketAddress::unix_path() const {
+  const auto* un = reinterpret_cast<const sockaddr_un*>(&storage_);
+  constexpr auto header = offsetof(sockaddr_un, sun_path);
+  if (family() != AF_UNIX || len_ <= header || un->sun_path[0] == '\0') return {};
+  return std::string(un->sun_path, ::strnlen(un->sun_path, len_ - header));
+}
+
 std::uint16_t SocketAddress::port() const noexcept {
   if (family() == AF_INET) return ntohs(reinterpret_cast<const sockaddr_in*>(&storage_)->sin_port);
   if (family() == AF_INET6) return ntohs(reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_port);
@@ -70,6 +96,13 @@ std::string SocketAddress::to_string() const {
   if (family() == AF_INET6) {
     ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&storage_)->sin6_addr, text, sizeof text);
     return '[' + std::string(text) + "]:" + std::to_string(port());
+  }
+  if (family() == AF_UNIX) {
+    if (const std::string path = unix_path(); !path.empty()) return path;
+    const auto* un = reinterpret_cast<const sockaddr_un*>(&storage_);
+    constexpr auto header = offsetof(sockaddr_un, sun_path);
+    if (len_ <= header + 1) return "@";  // unnamed: a connecting client, a socketpair
+    return '@' + std::string(un->sun_path + 1, len_ - header - 1);
   }
   return "<unspecified>";
 }

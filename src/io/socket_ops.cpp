@@ -3,8 +3,11 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <cerrno>
+#include <string>
 #include <system_error>
 
 namespace duet {
@@ -16,19 +19,61 @@ void set_option(int fd, int level, int name, const char* what) {
     throw std::system_error(errno, std::generic_category(), what);
   }
 }
+UniqueFd open_socket(int family, int type) {
+  UniqueFd fd(::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  if (!fd) throw std::system_error(errno, std::generic_category(), "socket");
+  return fd;
+}
+
+// A socket file left by a process that did not unlink it (kill -9) makes bind
+// fail with EADDRINUSE although nobody listens: remove it, as Redis does.
+void remove_stale_socket_file(const std::string& path) {
+  struct stat st {};
+  if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path.c_str());
+}
+
+void bind_to(int fd, const SocketAddress& addr) {
+  if (::bind(fd, addr.data(), addr.size()) != 0) {
+    throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
+  }
+}
 }  // namespace
 
 UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options) {
-  UniqueFd fd(::socket(addr.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd) throw std::system_error(errno, std::generic_category(), "socket");
-  set_option(fd.get(), SOL_SOCKET, SO_REUSEADDR, "setsockopt(SO_REUSEADDR)");
-  if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
+  UniqueFd fd = open_socket(addr.family(), SOCK_STREAM);
+  const std::string path = addr.unix_path();
+  if (addr.family() == AF_UNIX) {
+    remove_stale_socket_file(path);
+  } else {
+    set_option(fd.get(), SOL_SOCKET, SO_REUSEADDR, "setsockopt(SO_REUSEADDR)");
+    if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
+  }
   if (addr.family() == AF_INET6) set_option(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, "setsockopt(IPV6_V6ONLY)");
-  if (::bind(fd.get(), addr.data(), addr.size()) != 0) {
-    throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
+  bind_to(fd.get(), addr);
+  if (!path.empty() && options.unix_mode != 0 && ::chmod(path.c_str(), options.unix_mode) != 0) {
+    throw std::system_error(errno, std::generic_category(), "chmod " + path);
   }
   if (::listen(fd.get(), options.backlog) != 0) throw std::system_error(errno, std::generic_category(), "listen");
   return fd;
+}
+
+UniqueFd open_datagram_socket(int family) { return open_socket(family, SOCK_DGRAM); }
+
+UniqueFd open_datagram_socket(const SocketAddress& addr, const DatagramOptions& options) {
+  UniqueFd fd = open_socket(addr.family(), SOCK_DGRAM);
+  if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
+  if (addr.family() == AF_INET6) set_option(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, "setsockopt(IPV6_V6ONLY)");
+  bind_to(fd.get(), addr);
+  return fd;
+}
+
+IoResult<void> connect_datagram(int fd, const SocketAddress& peer) noexcept {
+  if (::connect(fd, peer.data(), peer.size()) != 0) return std::error_code(errno, std::generic_category());
+  return {};
+}
+
+void tune_new_stream(int fd, int family) noexcept {
+  if (family == AF_INET || family == AF_INET6) (void)set_tcp_nodelay(fd, true);
 }
 
 IoResult<void> shutdown_socket(int fd, int how) noexcept {

@@ -123,6 +123,13 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
       io_uring_prep_accept(sqe, op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr, op.flags_);
       break;
     case OpKind::connect: io_uring_prep_connect(sqe, op.fd_, op.addr_, op.addrlen_); break;
+    case OpKind::sendmsg:
+      io_uring_prep_sendmsg(sqe, op.fd_, static_cast<const msghdr*>(op.buf_),
+                            static_cast<unsigned>(op.flags_ | MSG_NOSIGNAL));
+      break;
+    case OpKind::recvmsg:
+      io_uring_prep_recvmsg(sqe, op.fd_, static_cast<msghdr*>(op.buf_), static_cast<unsigned>(op.flags_));
+      break;
     case OpKind::poll: io_uring_prep_poll_add(sqe, op.fd_, static_cast<unsigned>(op.flags_)); break;
     case OpKind::sleep: {
       const auto at = std::chrono::duration_cast<std::chrono::nanoseconds>(op.deadline_.time_since_epoch());

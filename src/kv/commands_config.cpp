@@ -9,6 +9,7 @@
 // clients, and the Session checks maxmemory before each command that may grow
 // memory.
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
@@ -92,6 +93,13 @@ std::string set_appendonly(ServerConfig& c, std::string_view v) {
   return "duet turns the AOF on or off only at start-up (--appendonly)";
 }
 
+// Redis shows unixsocketperm in octal ("700"), as it is given.
+std::string octal(unsigned mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%o", mode & 0777u);
+  return text;
+}
+
 constexpr std::uint64_t int_max = INT32_MAX;
 constexpr std::uint64_t long_max = INT64_MAX;
 using C = ServerConfig;
@@ -99,6 +107,8 @@ using C = ServerConfig;
 constexpr Param params[] = {
     {"bind", [](const C& c) { return c.bind; }, nullptr},
     {"port", get_number<&C::port>, nullptr},
+    {"unixsocket", [](const C& c) { return c.unixsocket; }, nullptr},
+    {"unixsocketperm", [](const C& c) { return octal(c.unixsocketperm); }, nullptr},
     {"databases", [](const C&) { return std::string("16"); }, nullptr},
     {"maxclients", get_number<&C::maxclients>, set_number<&C::maxclients, Unit::integer, 1, UINT32_MAX>},
     {"requirepass", [](const C& c) { return c.requirepass; },

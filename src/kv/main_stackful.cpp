@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
     rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
     std::optional<fiber::TcpListener> listener;
     rt.bind_listener([&](const SocketAddress& a) { listener.emplace(fiber::TcpListener::bind(a)); });
+    std::optional<fiber::UnixListener> unix_listener;
+    rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
+      unix_listener.emplace(fiber::UnixListener::bind(a, o));
+    });
     rt.start_aof(scheduler->loop());
     rt.on_listening(listener->local_address());
     std::stop_source stop;
@@ -64,6 +68,9 @@ int main(int argc, char** argv) {
       stop.request_stop();  // cancels accept and every connection's pending I/O
     }).detach();
     scheduler->spawn([&] { accept_loop(rt, *scheduler, *listener, stop.get_token()); }).detach();
+    if (unix_listener) {  // --unixsocket
+      scheduler->spawn([&] { accept_loop(rt, *scheduler, *unix_listener, stop.get_token()); }).detach();
+    }
     scheduler->run();
     rt.on_stopped();
     return 0;

@@ -65,10 +65,11 @@ Task<void> ticker(ServerRuntime& rt, EventLoop& loop, TaskScope& scope) {
   scope.request_stop();  // cancels accept and every connection's pending I/O
 }
 
-Task<void> run_server(ServerRuntime& rt, EventLoop& loop, TcpListener& listener) {
+Task<void> run_server(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, UnixListener* unix_listener) {
   TaskScope scope;
   scope.spawn(ticker(rt, loop, scope));
   scope.spawn(accept_loop(rt, loop, listener, scope));
+  if (unix_listener != nullptr) scope.spawn(accept_loop(rt, loop, *unix_listener, scope));  // --unixsocket
   co_await scope.join();
 }
 
@@ -80,9 +81,13 @@ int main(int argc, char** argv) {
     rt.open_backend([&](Backend b) { loop.emplace(b); });
     std::optional<TcpListener> listener;
     rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+    std::optional<UnixListener> unix_listener;
+    rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
+      unix_listener.emplace(UnixListener::bind(*loop, a, o));
+    });
     rt.start_aof(*loop);
     rt.on_listening(listener->local_address());
-    run_until_complete(*loop, run_server(rt, *loop, *listener));
+    run_until_complete(*loop, run_server(rt, *loop, *listener, unix_listener ? &*unix_listener : nullptr));
     rt.on_stopped();
     return 0;
   });

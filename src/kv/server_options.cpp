@@ -3,6 +3,7 @@
 #include <charconv>
 #include <functional>
 
+#include "io/socket_address.hpp"
 #include "kv/detail/numbers.hpp"
 
 namespace duet::kv {
@@ -31,6 +32,17 @@ const Flag flags[] = {
      }},
     {"bind", "a numeric IPv4/IPv6 address or localhost",
      [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.config.bind.assign(v), true); }},
+    {"unixsocket", "a socket file path (or @name, abstract) of at most 107 bytes",
+     [](ServerOptions& o, std::string_view v) {
+       return SocketAddress::unix_domain(v).has_value() && (o.config.unixsocket.assign(v), true);
+     }},
+    {"unixsocketperm", "an octal mode 0..777, e.g. 700",
+     [](ServerOptions& o, std::string_view v) {
+       unsigned mode = 0;
+       auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), mode, 8);
+       return !v.empty() && ec == std::errc{} && end == v.data() + v.size() && mode <= 0777 &&
+              (o.config.unixsocketperm = mode, true);
+     }},
     {"backend", "io_uring or epoll",
      [](ServerOptions& o, std::string_view v) {
        auto b = parse_backend(v);
@@ -128,6 +140,9 @@ std::string usage(std::string_view program) {
       "Options:\n"
       "  --port N                 TCP port (default 6380; 0 picks a free one)\n"
       "  --bind ADDR              address to listen on (default 127.0.0.1)\n"
+      "  --unixsocket PATH        also listen on this Unix socket (a stale socket file\n"
+      "                           there is replaced; @name: Linux abstract name)\n"
+      "  --unixsocketperm OCTAL   mode of the socket file, e.g. 700 (default: umask)\n"
       "  --backend io_uring|epoll I/O backend (default io_uring; falls back to epoll\n"
       "                           with a log line when io_uring is unavailable)\n"
       "  --maxclients N           connected clients allowed (default 10000)\n"

@@ -1,7 +1,8 @@
 // duet::kv::ServerOptions — the executables' command line.
 //
 // Contract
-// - parse_server_options(argc, argv) reads --port, --bind, --backend,
+// - parse_server_options(argc, argv) reads --port, --bind, --unixsocket,
+//   --unixsocketperm, --backend,
 //   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help,
 //   --appendonly, --appendfsync, --dir, --auto-aof-rewrite-percentage/-min-size
 //   (each as "--flag value" or "--flag=value") and validates every value. On a

@@ -58,8 +58,12 @@ int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Bod
 
 ServerRuntime::ServerRuntime(ServerOptions options)
     : options_(std::move(options)), state_(options_.config), log_(state_.config()) {
-  state_.set_socket_namer(
-      [](int fd, bool peer) { return (peer ? peer_address_of(fd) : local_address_of(fd)).to_string(); });
+  state_.set_socket_namer([](int fd, bool peer) {
+    // A Unix socket's client is unnamed: Redis shows both ends as "path:0".
+    const SocketAddress local = local_address_of(fd);
+    if (local.family() == AF_UNIX) return local.to_string() + ":0";
+    return (peer ? peer_address_of(fd) : local).to_string();
+  });
   // CONFIG SET timeout: shutting the socket down ends the idle connection's
   // pending recv with EOF on either backend, so its driver loop closes it.
   state_.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
@@ -131,6 +135,19 @@ void ServerRuntime::on_listening(const SocketAddress& local) {
   log_.write(LogLevel::notice, "Ready to accept connections tcp");
 }
 
+bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind) {
+  const ServerConfig& c = state_.config();
+  if (c.unixsocket.empty()) return false;
+  const SocketAddress address = SocketAddress::unix_domain(c.unixsocket).value();  // checked by the flag parser
+  try {
+    bind(address, ListenOptions{.unix_mode = c.unixsocketperm});
+  } catch (const std::system_error& e) {
+    throw std::runtime_error("Failed opening Unix socket: " + std::string(e.what()));
+  }
+  log_.write(LogLevel::notice, "The server is now ready to accept connections at " + c.unixsocket);
+  return true;
+}
+
 bool ServerRuntime::admit(int fd) {
   if (connections_ >= state_.config().maxclients) {
     ++state_.stats().rejected_connections;
@@ -193,6 +210,10 @@ void ServerRuntime::on_stopped() {
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
   if (aof_) aof_->shutdown();
+  if (const std::string& path = state_.config().unixsocket; !path.empty() && path.front() != '@') {
+    log_.write(LogLevel::notice, "Removing the unix socket file.");
+    ::unlink(path.c_str());
+  }
   log_.write(LogLevel::warning, "Received " + why + ", shutting down; bye bye");
 }
 

@@ -14,6 +14,7 @@
 // - admit(fd) enforces --maxclients: past it, it writes Redis's error to fd and
 //   returns false (the caller closes fd); every admitted connection must end
 //   with on_disconnect().
+// - bind_unix_listener(bind): the same for --unixsocket, beside the TCP port.
 // - on_accept_error() handles accept failures without spinning: on EMFILE/ENFILE
 //   it frees a reserved fd to accept and close the pending connection (so the
 //   client is told rather than left hanging) and asks for a short back-off.
@@ -41,6 +42,7 @@
 #include "io/backend.hpp"
 #include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
+#include "io/socket_ops.hpp"
 #include "kv/aof/aof_service.hpp"
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
@@ -66,6 +68,12 @@ class ServerRuntime {
   static constexpr std::chrono::milliseconds bind_retry_budget{2000};
   void bind_listener(const std::function<void(const SocketAddress&)>& bind);
   void on_listening(const SocketAddress& local);
+  // --unixsocket (Redis's unixsocket): calls bind(address, options) once, with
+  // --unixsocketperm as ListenOptions::unix_mode, and logs where it listens;
+  // returns false, calling nothing, when the flag is not set. A failure throws
+  // "Failed opening Unix socket: ..." (exit 1, as redis-server). on_stopped()
+  // removes the socket file, as Redis does at shutdown.
+  bool bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind);
   // --appendonly yes: loads the AOF (throws on a corrupt one) and logs writes
   // from now on; drivers call it on their loop before serving. aof() is then
   // non-null; on_stopped() flushes and fsyncs it while the loop is still alive.

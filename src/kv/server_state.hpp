@@ -35,6 +35,8 @@ namespace duet::kv {
 struct ServerConfig {
   std::string bind = "127.0.0.1";
   int port = 6380;
+  std::string unixsocket;        // --unixsocket: also listen on this Unix socket ("" = no)
+  unsigned unixsocketperm = 0;   // --unixsocketperm: its file's mode (0 = as the umask makes it)
   std::string backend = "io_uring";  // what actually runs (after any fallback)
   std::string voice = "sans-io";     // "stackless" or "stackful" in the executables
   std::size_t maxclients = 10000;

@@ -34,8 +34,7 @@ IoResult<TcpStream> TcpListener::accept(TcpStream::Timeout timeout, std::stop_to
   op.timeout_ = timeout;
   const int res = detail::run_op(op, token);
   if (res < 0) return error_from_res(res);
-  const int one = 1;
-  ::setsockopt(res, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  tune_new_stream(res, peer.ss_family);
   return TcpStream(*loop_, res);
 }
 

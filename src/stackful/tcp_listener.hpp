@@ -10,6 +10,12 @@
 //   values and the listener stays usable. Optional timeout and stop_token.
 // - Move-only; the destructor closes the socket through the loop. The
 //   scheduler's thread only; accept must be called on a fiber.
+// - Unix domain stream sockets too: bind to SocketAddress::unix_domain(path)
+//   (a socket file already at path is removed first, as Redis does;
+//   ListenOptions::unix_mode chmods the new one) or ("@name") for Linux's
+//   abstract namespace. UnixListener names this same type: one accept path,
+//   one set of tests for what the two families share. The file stays after
+//   close (as with bind(2)); the next bind replaces it.
 //
 //   auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::parse("127.0.0.1", 7000).value());
 //   for (;;) {
@@ -58,5 +64,8 @@ class TcpListener {
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
 };
+
+// A listening Unix domain stream socket: the same type, bound to an AF_UNIX address.
+using UnixListener = TcpListener;
 
 }  // namespace duet::fiber

@@ -1,6 +1,6 @@
 // The fiber TcpStream: each call is one FiberOp on the caller's stack (see
 // detail/fiber_op.hpp). Sockets are created non-blocking with CLOEXEC (both
-// backends rely on O_NONBLOCK) and TCP_NODELAY, exactly as the stackless voice
+// backends rely on O_NONBLOCK) and, over IP, TCP_NODELAY, exactly as the stackless voice
 // does, so the two voices put the same bytes on the wire.
 #include "stackful/tcp_stream.hpp"
 
@@ -38,11 +38,6 @@ int transfer(OpKind kind, int fd, void* data, std::size_t len, TcpStream::Timeou
   return detail::run_op(op, token);
 }
 
-void enable_nodelay(int fd) noexcept {
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-
 }  // namespace
 
 IoResult<TcpStream> TcpStream::connect(const SocketAddress& peer, Timeout timeout, std::stop_token token) {
@@ -61,7 +56,7 @@ IoResult<TcpStream> TcpStream::connect(const SocketAddress& peer, Timeout timeou
     loop.close_fd(fd.release());
     return error_from_res(res);
   }
-  enable_nodelay(fd.get());
+  tune_new_stream(fd.get(), peer.family());
   return TcpStream(loop, fd.release());
 }
 

@@ -14,6 +14,10 @@
 //   the destructor closes it through the loop. The scheduler's thread only;
 //   calls that wait must be made on a fiber (std::logic_error otherwise).
 // - One recv and one send may be in flight at once (a reader and a writer fiber).
+// - Unix domain streams too: connect to SocketAddress::unix_domain(path or
+//   "@name"); accepted ones come from a listener bound there. UnixStream names
+//   this same type (TCP_NODELAY is set over IP only; set_nodelay on a Unix
+//   stream gives operation_not_supported).
 //
 //   auto conn = duet::fiber::TcpStream::connect(duet::SocketAddress::parse("::1", 7000).value());
 //   if (!conn) return;                        // conn.error(): refused, timed out, ...
@@ -97,5 +101,8 @@ class TcpStream {
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
 };
+
+// A connected Unix domain stream socket: the same type over AF_UNIX.
+using UnixStream = TcpStream;
 
 }  // namespace duet::fiber

@@ -1,6 +1,6 @@
 // TcpStream and the awaiters behind its calls. Sockets are created and accepted
-// non-blocking with CLOEXEC (both backends rely on O_NONBLOCK) and TCP_NODELAY
-// (request/response traffic: Nagle plus delayed ACK would add 40 ms stalls).
+// non-blocking with CLOEXEC (both backends rely on O_NONBLOCK) and, over IP,
+// TCP_NODELAY (tune_new_stream: Nagle plus delayed ACK would add 40 ms stalls).
 #include "task/tcp_stream.hpp"
 
 #include <netinet/in.h>
@@ -16,13 +16,6 @@
 namespace duet {
 
 namespace detail {
-
-namespace {
-void set_nodelay(int fd) noexcept {
-  const int one = 1;
-  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-}
-}  // namespace
 
 TransferAwaiter::TransferAwaiter(EventLoop& loop, OpKind kind, int fd, void* data, std::size_t len, int flags,
                                  std::stop_token token) noexcept
@@ -132,7 +125,7 @@ ConnectAwaiter::~ConnectAwaiter() {
 
 IoResult<TcpStream> ConnectAwaiter::await_resume() noexcept {
   if (result() < 0) return error_from_res(result());
-  set_nodelay(fd_.get());
+  tune_new_stream(fd_.get(), peer_.family());
   return TcpStream(*loop_, fd_.release());
 }
 
@@ -155,7 +148,7 @@ AcceptAwaiter::~AcceptAwaiter() {
 
 IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {
   if (result() < 0) return error_from_res(result());
-  set_nodelay(result());
+  tune_new_stream(result(), peer_.ss_family);
   return TcpStream(*loop_, result());
 }
 

@@ -12,6 +12,10 @@
 //   connect -> IoResult<TcpStream>.
 // - One recv and one send may be in flight at the same time (a reader and a
 //   writer coroutine on one stream); not two of the same kind.
+// - Unix domain streams too: connect to SocketAddress::unix_domain(path or
+//   "@name"); accepted ones come from a listener bound there. UnixStream names
+//   this same type (TCP_NODELAY is set over IP only; set_nodelay on a Unix
+//   stream gives operation_not_supported).
 //
 //   auto conn = co_await duet::TcpStream::connect(loop, duet::SocketAddress::parse("::1", 7000).value());
 //   if (!conn) co_return;                    // conn.error(): refused, timed out, ...
@@ -90,5 +94,8 @@ class TcpStream {
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
 };
+
+// A connected Unix domain stream socket: the same type over AF_UNIX.
+using UnixStream = TcpStream;
 
 }  // namespace duet
