@@ -1,0 +1,361 @@
+// pubsub_load — a pub/sub fan-out load generator for Redis-protocol servers,
+// written with duet (stackless, one thread).
+//
+//   pubsub_load --port 6379 [--host 127.0.0.1] [--subscribers 1000] [--size 16]
+//               [--window 32] [--duration 3] [--messages 0] [--drain 5]
+//               [--channel duet-fanout] [--server-pid PID] [--backend io_uring] [--label name]
+//
+// 1. Connects --subscribers connections (at most 64 setting up at once, so the
+//    server's accept queue never overflows into SYN retries) and SUBSCRIBEs each
+//    to one channel, checking each confirmation (*3 subscribe <channel> :1). The
+//    first subscriber goes alone: a server without pub/sub is told apart at once.
+// 2. One publisher connection PUBLISHes --size-byte messages, keeping at most
+//    --window PUBLISHes unanswered, for --duration seconds or --messages
+//    messages, whichever ends first. Each reply (the number of receivers) must
+//    equal --subscribers; their sum is checked against published × subscribers.
+// 3. The subscribers parse and count every `message` push (*3 message <channel>
+//    <payload>). After the last reply, they are given up to --drain seconds to
+//    receive what is still on its way; what is missing then is `lost`.
+//
+// delivered_per_s is delivered ÷ (first PUBLISH sent → last message received).
+// With --server-pid, the server's CPU time (utime + stime of all its threads,
+// /proc/PID/stat) over that same interval is reported, and per delivered message.
+//
+// Prints one JSON line on stdout (with "error" when the run failed) and a human
+// line on stderr. Exit status: 0 ok, 1 failed (no server, refused, bad reply,
+// timed out), 2 usage, 3 the server has no pub/sub (it answered SUBSCRIBE with an error).
+// Every wait has a deadline: a run never outlives setup + duration + drain + 20 s.
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "bench/echo/cli_args.hpp"
+#include "bench/echo/resp_frames.hpp"
+#include "io/event_loop.hpp"
+#include "task/event.hpp"
+#include "task/latch.hpp"
+#include "task/run.hpp"
+#include "task/semaphore.hpp"
+#include "task/task_scope.hpp"
+#include "task/tcp_stream.hpp"
+#include "task/with_timeout.hpp"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+using duet::bench::RespFrame;
+using duet::bench::RespFrames;
+
+constexpr auto reply_timeout = 10s;  // a server that stalls this long has failed the run
+constexpr int setup_slots = 64;      // subscribers connecting and subscribing at once
+
+struct Options : duet::bench::ClientFlags {
+  Options() {
+    port = 6379;
+    duration = 3;
+    label = "pubsub";
+  }
+  int subscribers = 1000;
+  std::size_t size = 16;
+  int window = 32;
+  std::uint64_t messages = 0;  // 0: until --duration
+  double drain = 5;
+  const char* channel = "duet-fanout";
+  long server_pid = 0;
+};
+
+struct Shared {
+  explicit Shared(duet::EventLoop& loop) : drained(loop) {}
+  int confirmed = 0;           // subscribers whose SUBSCRIBE was confirmed
+  int disconnected = 0;        // confirmed subscribers the server closed on
+  int failures = 0;
+  bool unsupported = false;    // the server answered SUBSCRIBE with an error
+  std::string first_error;
+  std::uint64_t published = 0, replies = 0, receivers_sum = 0, receivers_mismatch = 0;
+  std::uint64_t delivered = 0, min_delivered = UINT64_MAX;
+  bool publishing_done = false;
+  duet::Event drained;         // set once delivered reaches published × subscribers
+  Clock::time_point first_publish, last_delivery;
+  double server_cpu = -1;      // seconds over first_publish → drained, -1 without --server-pid
+};
+
+void fail(Shared& shared, std::string what) {
+  if (shared.first_error.empty()) shared.first_error = std::move(what);
+  ++shared.failures;
+}
+
+std::string bulk(std::string_view s) {
+  return std::string("$").append(std::to_string(s.size())).append("\r\n").append(s).append("\r\n");
+}
+
+std::string command(std::string_view name, std::string_view a, std::string_view b = {}) {
+  const bool two = !b.empty();
+  return std::string("*").append(two ? "3" : "2").append("\r\n") + bulk(name) + bulk(a) + (two ? bulk(b) : "");
+}
+
+// The server's CPU seconds (all threads), or -1 if there is no such process.
+double server_cpu_seconds(long pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  const auto paren = stat.rfind(')');
+  if (pid <= 0 || paren == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(paren + 2));
+  std::string field;
+  unsigned long long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15 (1-based) are utime, stime
+    if (i == 14) utime = std::stoull(field);
+    if (i == 15) stime = std::stoull(field);
+  }
+  return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+duet::Task<duet::IoResult<duet::TcpStream>> connect(duet::EventLoop& loop, const Options& opt, std::stop_token stop) {
+  const auto addr = duet::SocketAddress::parse(opt.host, opt.port).value();
+  co_return co_await duet::with_timeout(duet::TcpStream::connect(loop, addr, std::move(stop)), reply_timeout);
+}
+
+// Reads the next complete value into `frame` (recv-ing as needed); false on EOF,
+// error, stop, timeout or bad framing, with `why` set.
+duet::Task<bool> read_frame(duet::TcpStream& conn, RespFrames& frames, RespFrame& frame, std::stop_token stop,
+                            std::string& why) {
+  while (!frames.next(frame)) {
+    if (frames.malformed()) co_return why = "malformed reply", false;
+    auto n = co_await duet::with_timeout(conn.recv(frames.space(), stop), reply_timeout);
+    if (!n) co_return why = n.eof() ? "server closed the connection" : n.error().message(), false;
+    frames.commit(*n);
+  }
+  co_return true;
+}
+
+// SUBSCRIBE and its confirmation; false (with shared's error set) when it failed.
+duet::Task<bool> subscribe(duet::TcpStream& conn, RespFrames& frames, const Options& opt, Shared& shared,
+                           std::stop_token stop) {
+  if (!co_await conn.send_all(command("SUBSCRIBE", opt.channel), stop)) co_return fail(shared, "send failed"), false;
+  RespFrame f;
+  std::string why;
+  if (!co_await read_frame(conn, frames, f, stop, why)) co_return fail(shared, "SUBSCRIBE: " + why), false;
+  if (f.head.type == '-') {
+    shared.unsupported = true;
+    co_return fail(shared, "SUBSCRIBE answered -" + std::string(f.head.text)), false;
+  }
+  if (!f.is_push("subscribe") || f.items[1].text != opt.channel || f.items[2].type != ':' || f.items[2].integer != 1) {
+    co_return fail(shared, "SUBSCRIBE: not a *3 subscribe <channel> :1 confirmation"), false;
+  }
+  co_return true;
+}
+
+
+// Sets `drained` once every subscriber has every message published.
+void check_drained(const Options& opt, Shared& shared) {
+  if (shared.publishing_done && shared.delivered >= shared.published * static_cast<std::uint64_t>(opt.subscribers)) {
+    shared.drained.set();
+  }
+}
+
+// Counts this subscriber's `message` pushes until stopped or disconnected.
+duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Options& opt, Shared& shared,
+                         std::stop_token stop) {
+  std::uint64_t mine = 0;
+  for (;;) {
+    std::uint64_t got = 0;
+    for (RespFrame f; frames.next(f); ++got) {
+      if (!f.is_push("message") || f.items[1].text != opt.channel || f.items[2].text.size() != opt.size) {
+        fail(shared, "a subscriber got something other than a message push of --size bytes");
+        break;
+      }
+    }
+    if (frames.malformed()) fail(shared, "a subscriber got a malformed push");
+    if (got > 0) {
+      mine += got;
+      shared.delivered += got;
+      shared.last_delivery = Clock::now();
+      check_drained(opt, shared);
+    }
+    auto n = co_await conn.recv(frames.space(), stop);  // ends by stop: main's waits have the deadlines
+    if (!n) {
+      if (n.eof()) ++shared.disconnected;
+      else if (n.error() != std::errc::operation_canceled) fail(shared, "subscriber recv: " + n.error().message());
+      break;
+    }
+    frames.commit(*n);
+  }
+  shared.min_delivered = std::min(shared.min_delivered, mine);
+}
+
+std::size_t buffer_size(const Options& opt) { return std::max<std::size_t>(32 * 1024, 2 * opt.size + 256); }
+
+duet::Task<void> subscriber(duet::EventLoop& loop, const Options& opt, Shared& shared, duet::Semaphore& slots,
+                            duet::Latch& set_up, std::stop_token stop) {
+  RespFrames frames(buffer_size(opt));
+  duet::TcpStream conn;
+  bool ok = false;
+  if (co_await slots.acquire(1, stop)) {
+    if (auto c = co_await connect(loop, opt, stop); c) {
+      conn = std::move(*c);
+      ok = co_await subscribe(conn, frames, opt, shared, stop);
+    } else {
+      fail(shared, std::string("connect to ") + opt.host + ":" + std::to_string(opt.port) + ": " + c.error().message());
+    }
+    slots.release(1);
+  }
+  shared.confirmed += ok ? 1 : 0;
+  set_up.count_down();
+  if (ok) co_await receive(conn, frames, opt, shared, stop);
+}
+
+// One PUBLISH reply: the receiver count (must be every subscriber), or an error.
+void count_reply(const RespFrame& f, const Options& opt, Shared& shared) {
+  ++shared.replies;
+  if (f.head.type != ':') return fail(shared, "PUBLISH answered " + std::string(1, f.head.type) + std::string(f.head.text));
+  ++shared.published;
+  shared.receivers_sum += static_cast<std::uint64_t>(f.head.integer);
+  shared.receivers_mismatch += f.head.integer != opt.subscribers ? 1 : 0;
+}
+
+// PUBLISHes with at most --window unanswered until --duration or --messages,
+// then waits for the last replies.
+duet::Task<void> publish(duet::EventLoop& loop, const Options& opt, Shared& shared, std::stop_token stop) {
+  auto c = co_await connect(loop, opt, stop);
+  if (!c) co_return fail(shared, "publisher connect: " + c.error().message());
+  duet::TcpStream conn = std::move(*c);
+  const std::string one = command("PUBLISH", opt.channel, std::string(opt.size, 'x'));
+  std::string window;
+  for (int i = 0; i < opt.window; ++i) window += one;
+  RespFrames frames(64 * 1024);
+  const auto end = shared.first_publish + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration));
+  std::uint64_t sent = 0;
+  for (;;) {
+    for (RespFrame f; frames.next(f);) count_reply(f, opt, shared);
+    if (frames.malformed()) co_return fail(shared, "malformed PUBLISH reply");
+    std::uint64_t room = Clock::now() < end ? static_cast<std::uint64_t>(opt.window) - (sent - shared.replies) : 0;
+    if (opt.messages > 0) room = std::min(room, opt.messages - sent);
+    if (room > 0) {
+      if (!co_await conn.send_all(std::string_view(window).substr(0, room * one.size()), stop)) {
+        co_return fail(shared, "publisher send failed");
+      }
+      sent += room;
+    }
+    if (sent == shared.replies) co_return;
+    auto n = co_await duet::with_timeout(conn.recv(frames.space(), stop), reply_timeout);
+    if (!n) co_return fail(shared, "publisher recv: " + (n.eof() ? std::string("server closed") : n.error().message()));
+    frames.commit(*n);
+  }
+}
+
+duet::Task<void> publish_and_drain(duet::EventLoop& loop, const Options& opt, Shared& shared, std::stop_token stop) {
+  const double cpu0 = server_cpu_seconds(opt.server_pid);
+  shared.first_publish = shared.last_delivery = Clock::now();
+  co_await publish(loop, opt, shared, stop);
+  shared.publishing_done = true;
+  check_drained(opt, shared);
+  if (!shared.drained.is_set()) (void)co_await duet::with_timeout(shared.drained.wait(stop), std::chrono::duration<double>(opt.drain));
+  shared.server_cpu = cpu0 >= 0 ? server_cpu_seconds(opt.server_pid) - cpu0 : -1;
+}
+
+duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) {
+  duet::TaskScope scope;
+  duet::Semaphore slots(loop, setup_slots);
+  duet::Latch first(loop, 1), rest(loop, static_cast<std::size_t>(opt.subscribers - 1));
+  // The first subscriber alone: refused, or no pub/sub, is one clear error, not a thousand.
+  scope.spawn(subscriber(loop, opt, shared, slots, first, scope.stop_token()));
+  (void)co_await duet::with_timeout(first.wait(), 2 * reply_timeout);
+  if (shared.confirmed == 1) {
+    for (int i = 1; i < opt.subscribers; ++i) scope.spawn(subscriber(loop, opt, shared, slots, rest, scope.stop_token()));
+    (void)co_await duet::with_timeout(rest.wait(), 6 * reply_timeout);
+  }
+  if (shared.confirmed != opt.subscribers) {
+    fail(shared, std::to_string(shared.confirmed) + " of " + std::to_string(opt.subscribers) + " subscribers confirmed");
+  } else {
+    co_await publish_and_drain(loop, opt, shared, scope.stop_token());
+  }
+  scope.request_stop();
+  co_await scope.join();
+}
+
+constexpr const char* usage =
+    "--port N [--host ADDR] [--subscribers 1-15000] [--size 1-1048576] [--window 1-4096]\n"
+    "  [--duration S] [--messages 0-1000000000] [--drain S] [--channel NAME] [--server-pid PID]\n"
+    "  [--backend io_uring|epoll] [--label NAME]\n";
+
+Options parse(int argc, char** argv) {
+  Options o;
+  const duet::bench::CliArgs args(argv[0], usage);
+  args.parse(argc, argv, o, [&](std::string_view f, const char* v) {
+    if (f == "--subscribers") o.subscribers = static_cast<int>(args.number(f, v, 1, 15000));
+    else if (f == "--size") o.size = static_cast<std::size_t>(args.number(f, v, 1, 1 << 20));
+    else if (f == "--window") o.window = static_cast<int>(args.number(f, v, 1, 4096));
+    else if (f == "--messages") o.messages = static_cast<std::uint64_t>(args.number(f, v, 0, 1000000000));
+    else if (f == "--server-pid") o.server_pid = static_cast<long>(args.number(f, v, 1, 1 << 30));
+    else if (f == "--drain") o.drain = args.seconds(f, v);
+    else if (f == "--channel" && *v != '\0') o.channel = v;
+    else return false;
+    return true;
+  });
+  return o;
+}
+
+// A JSON string's body: the server's error text may hold quotes or backslashes.
+std::string json_escaped(std::string_view s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') out += '\\';
+    out += static_cast<unsigned char>(ch) < 0x20 ? ' ' : ch;
+  }
+  return out;
+}
+
+void report(const Options& opt, const Shared& s) {
+  const auto subs = static_cast<std::uint64_t>(opt.subscribers);
+  const std::uint64_t expected = s.published * subs;
+  const double span = std::chrono::duration<double>(s.last_delivery - s.first_publish).count();
+  const double rate = span > 0 ? static_cast<double>(s.delivered) / span : 0;
+  const double ns_per = s.server_cpu >= 0 && s.delivered > 0 ? s.server_cpu * 1e9 / static_cast<double>(s.delivered) : -1;
+  std::fprintf(stderr, "%s: %d subscribers, %zu B, window %d: published %llu, delivered %llu (%.0f msg/s), lost %lld%s%s\n",
+               opt.label, opt.subscribers, opt.size, opt.window, static_cast<unsigned long long>(s.published),
+               static_cast<unsigned long long>(s.delivered), rate,
+               static_cast<long long>(expected) - static_cast<long long>(s.delivered),
+               s.first_error.empty() ? "" : "; error: ", s.first_error.c_str());
+  std::printf(
+      "{\"label\":\"%s\",\"subscribers\":%d,\"size\":%zu,\"window\":%d,\"published\":%llu,\"replies\":%llu,"
+      "\"receivers_sum\":%llu,\"receivers_expected\":%llu,\"receivers_mismatch\":%llu,\"delivered\":%llu,"
+      "\"expected\":%llu,\"lost\":%lld,\"slowest_subscriber\":%llu,\"disconnected\":%d,\"delivery_s\":%.4f,"
+      "\"delivered_per_s\":%.1f,\"server_cpu_s\":%.3f,\"server_cpu_ns_per_delivered\":%.2f,\"failures\":%d,"
+      "\"unsupported\":%s,\"error\":\"%s\"}\n",
+      json_escaped(opt.label).c_str(), opt.subscribers, opt.size, opt.window, static_cast<unsigned long long>(s.published),
+      static_cast<unsigned long long>(s.replies), static_cast<unsigned long long>(s.receivers_sum),
+      static_cast<unsigned long long>(expected), static_cast<unsigned long long>(s.receivers_mismatch),
+      static_cast<unsigned long long>(s.delivered), static_cast<unsigned long long>(expected),
+      static_cast<long long>(expected) - static_cast<long long>(s.delivered),
+      static_cast<unsigned long long>(s.min_delivered == UINT64_MAX ? 0 : s.min_delivered), s.disconnected, span, rate,
+      s.server_cpu, ns_per, s.failures, s.unsupported ? "true" : "false", json_escaped(s.first_error).c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Options opt = parse(argc, argv);
+  duet::EventLoop loop(opt.backend);
+  Shared shared(loop);
+  try {
+    duet::run_until_complete(loop, run(loop, opt, shared));
+  } catch (const std::exception& e) {  // e.g. socket() failing with EMFILE: raise ulimit -n
+    fail(shared, e.what());
+  }
+  report(opt, shared);
+  if (shared.unsupported) {
+    std::fprintf(stderr, "%s: the server on port %u does not support pub/sub (%s)\n", opt.label, opt.port,
+                 shared.first_error.c_str());
+    return 3;
+  }
+  return shared.failures == 0 ? 0 : 1;
+}
