@@ -103,19 +103,19 @@ std::string command(std::string_view name, std::string_view a, std::string_view 
   return std::string("*").append(two ? "3" : "2").append("\r\n") + bulk(name) + bulk(a) + (two ? bulk(b) : "");
 }
 
-// The server's CPU seconds (all threads), or -1 if there is no such process.
+// The server's CPU seconds (utime + stime of all its threads, as
+// bench/compare reads them), or -1 without a pid or with no such process.
 double server_cpu_seconds(long pid) {
+  if (pid <= 0) return -1;
   std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
   std::string stat((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  const auto paren = stat.rfind(')');
-  if (pid <= 0 || paren == std::string::npos) return -1;
-  std::istringstream rest(stat.substr(paren + 2));
-  std::string field;
+  const auto paren = stat.rfind(')');  // the command name may hold spaces and parentheses
+  if (paren == std::string::npos) return -1;
+  std::istringstream rest(stat.substr(paren + 1));
+  std::string skip;
   unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15 (1-based) are utime, stime
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
+  for (int field = 3; field <= 13; ++field) rest >> skip;  // state ... cmajflt
+  if (!(rest >> utime >> stime)) return -1;                // fields 14 and 15
   return static_cast<double>(utime + stime) / static_cast<double>(sysconf(_SC_CLK_TCK));
 }
 
@@ -131,6 +131,7 @@ duet::Task<bool> read_frame(duet::TcpStream& conn, RespFrames& frames, RespFrame
   while (!frames.next(frame)) {
     if (frames.malformed()) co_return why = "malformed reply", false;
     auto n = co_await duet::with_timeout(conn.recv(frames.space(), stop), reply_timeout);
+    if (!n.eof() && n.error() == std::errc::timed_out) co_return why = "no reply within 10 s", false;
     if (!n) co_return why = n.eof() ? "server closed the connection" : n.error().message(), false;
     frames.commit(*n);
   }
