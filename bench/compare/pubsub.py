@@ -9,8 +9,9 @@ last delivery. Two windows: W1 (each message fans out alone: a write per
 subscriber per message) and W32 (32 messages per subscriber write at most).
 
 Figures: delivered messages/s and server CPU ns per delivered message, medians
-over the repetitions, and each configuration's CPU as a multiple of Redis's in
-the same repetition. A server without pub/sub (SUBSCRIBE answered with an error:
+over the repetitions, each configuration's CPU as a multiple of Redis's in the
+same repetition, and messages per subscriber recv (how many messages each of
+the server's sends carried, at least: the batching that sets the kernel's share). A server without pub/sub (SUBSCRIBE answered with an error:
 pubsub_load exits 3) is a row marked unsupported, not a failed run.
 """
 import json
@@ -49,7 +50,7 @@ def measure(build, port, args, seconds, server_pid, client_cpu):
         raise RuntimeError(f"{' '.join(cmd)} failed: {done.stderr}")
     return {"rps": row["delivered_per_s"], "delivered": row["delivered"], "published": row["published"],
             "lost": row["lost"], "disconnected": row["disconnected"],
-            "receivers_mismatch": row["receivers_mismatch"],
+            "receivers_mismatch": row["receivers_mismatch"], "messages_per_recv": row["messages_per_recv"],
             "server_cpu_ns_per_msg": row["server_cpu_ns_per_delivered"]}
 
 
@@ -71,8 +72,8 @@ def table(results, loads, names):
     lines = [f"Pub/sub fan-out: 1 publisher, {SUBSCRIBERS} subscribers, {SIZE}-byte messages, "
              "W = PUBLISHes in flight (bench/echo/pubsub_load).", "",
              "| workload | configuration | delivered msg/s (median, min–max) | server CPU ns/msg | "
-             "× Redis CPU (median, min–max of same-rep ratios) | lost (max) | disconnected (max) |",
-             "|---|---|---|---|---|---|---|"]
+             "× Redis CPU (median, min–max of same-rep ratios) | messages per subscriber recv | lost (max) | "
+             "disconnected (max) |", "|---|---|---|---|---|---|---|---|"]
     for load, *_ in loads:
         for name in names:
             reps = [r[name]["workloads"][load] for r in results if load in r[name]["workloads"]]
@@ -80,11 +81,12 @@ def table(results, loads, names):
                 continue
             if any("unsupported" in s for s in reps):
                 why = next(s["unsupported"] for s in reps if "unsupported" in s)
-                lines.append(f"| {load} | {name} | unsupported: {why.strip().replace('|', '/')} | | | | |")
+                lines.append(f"| {load} | {name} | unsupported: {why.strip().replace('|', '/')} | | | | | |")
                 continue
             rps = [s["rps"] for s in reps]
             cpu = statistics.median(s["server_cpu_ns_per_msg"] for s in reps)
             lines.append(f"| {load} | {name} | {statistics.median(rps):,.0f} ({min(rps):,.0f}–{max(rps):,.0f}) | "
-                         f"{cpu:.1f} | {_vs_redis(results, load, name)} | {max(s['lost'] for s in reps):,} | "
+                         f"{cpu:.1f} | {_vs_redis(results, load, name)} | "
+                         f"{statistics.median(s['messages_per_recv'] for s in reps):.1f} | {max(s['lost'] for s in reps):,} | "
                          f"{max(s['disconnected'] for s in reps)} |")
     return lines

@@ -18,6 +18,8 @@
 //    receive what is still on its way; what is missing then is `lost`.
 //
 // delivered_per_s is delivered ÷ (first PUBLISH sent → last message received).
+// messages_per_recv is delivered ÷ the subscribers' recvs that brought messages:
+// how many messages the server's sends carry at least (recv may join sends).
 // With --server-pid, the server's CPU time (utime + stime of all its threads,
 // /proc/PID/stat) over that same interval is reported, and per delivered message.
 //
@@ -83,6 +85,7 @@ struct Shared {
   std::string first_error;
   std::uint64_t published = 0, replies = 0, receivers_sum = 0, receivers_mismatch = 0;
   std::uint64_t delivered = 0, min_delivered = UINT64_MAX;
+  std::uint64_t batches = 0;   // subscriber recvs that brought messages: the server's sends, at most
   bool publishing_done = false;
   duet::Event drained;         // set once delivered reaches published × subscribers
   Clock::time_point first_publish, last_delivery;
@@ -179,6 +182,7 @@ duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Option
     if (got > 0) {
       mine += got;
       shared.delivered += got;
+      ++shared.batches;
       shared.last_delivery = Clock::now();
       check_drained(opt, shared);
     }
@@ -330,7 +334,7 @@ void report(const Options& opt, const Shared& s) {
       "{\"label\":\"%s\",\"subscribers\":%d,\"size\":%zu,\"window\":%d,\"published\":%llu,\"replies\":%llu,"
       "\"receivers_sum\":%llu,\"receivers_expected\":%llu,\"receivers_mismatch\":%llu,\"delivered\":%llu,"
       "\"expected\":%llu,\"lost\":%lld,\"slowest_subscriber\":%llu,\"disconnected\":%d,\"delivery_s\":%.4f,"
-      "\"delivered_per_s\":%.1f,\"server_cpu_s\":%.3f,\"server_cpu_ns_per_delivered\":%.2f,\"failures\":%d,"
+      "\"delivered_per_s\":%.1f,\"messages_per_recv\":%.2f,\"server_cpu_s\":%.3f,\"server_cpu_ns_per_delivered\":%.2f,\"failures\":%d,"
       "\"unsupported\":%s,\"error\":\"%s\"}\n",
       json_escaped(opt.label).c_str(), opt.subscribers, opt.size, opt.window, static_cast<unsigned long long>(s.published),
       static_cast<unsigned long long>(s.replies), static_cast<unsigned long long>(s.receivers_sum),
@@ -338,6 +342,7 @@ void report(const Options& opt, const Shared& s) {
       static_cast<unsigned long long>(s.delivered), static_cast<unsigned long long>(expected),
       static_cast<long long>(expected) - static_cast<long long>(s.delivered),
       static_cast<unsigned long long>(s.min_delivered == UINT64_MAX ? 0 : s.min_delivered), s.disconnected, span, rate,
+      s.batches > 0 ? static_cast<double>(s.delivered) / static_cast<double>(s.batches) : 0.0,
       s.server_cpu, ns_per, s.failures, s.unsupported ? "true" : "false", json_escaped(s.first_error).c_str());
 }
 
