@@ -2,16 +2,18 @@
 
 One publisher and SUBSCRIBERS subscribers on one channel, driven by duet's own
 client, bench/echo/pubsub_load (pinned to the client CPU like the other loads):
-it PUBLISHes SIZE-byte messages with at most W unanswered for the run's
+it PUBLISHes SIZE-byte messages in rounds of P (one write each; the next round
+once every message of this one is answered and delivered) for the run's
 seconds, counts every `message` push the subscribers receive, and reads the
 server's CPU time (/proc/PID/stat, all threads) from the first PUBLISH to the
-last delivery. Two windows: W1 (each message fans out alone: a write per
-subscriber per message) and W32 (32 messages per subscriber write at most).
+last delivery. Two depths, like the KV workloads: P1 (each message fans out
+alone: a send per subscriber per message) and P16 (16 messages per round).
 
 Figures: delivered messages/s and server CPU ns per delivered message, medians
 over the repetitions, each configuration's CPU as a multiple of Redis's in the
 same repetition, and messages per subscriber recv (how many messages each of
-the server's sends carried, at least: the batching that sets the kernel's share). A server without pub/sub (SUBSCRIBE answered with an error:
+the server's sends carried, at least: the batching that sets the kernel's
+share). A server without pub/sub (SUBSCRIBE answered with an error:
 pubsub_load exits 3) is a row marked unsupported, not a failed run.
 """
 import json
@@ -20,15 +22,15 @@ import subprocess
 
 SUBSCRIBERS = 1000
 SIZE = 16
-WINDOWS = (1, 32)
+PIPELINES = (1, 16)
 UNSUPPORTED_EXIT = 3
 
 
 def workloads(scale):
     """(name, client, arguments, seconds) like side_by_side.workloads()."""
-    return [(f"pubsub_fanout W{w}", "pubsub",
-             ["--subscribers", str(SUBSCRIBERS), "--size", str(SIZE), "--window", str(w)], round(3.0 * scale, 2))
-            for w in WINDOWS]
+    return [(f"pubsub_fanout P{p}", "pubsub",
+             ["--subscribers", str(SUBSCRIBERS), "--size", str(SIZE), "--pipeline", str(p)], round(3.0 * scale, 2))
+            for p in PIPELINES]
 
 
 def is_pubsub(load_name):
@@ -40,7 +42,7 @@ def measure(build, port, args, seconds, server_pid, client_cpu):
     {"unsupported": reason} when the server has no pub/sub."""
     cmd = ["taskset", "-c", client_cpu, f"{build}/bench/echo/pubsub_load", "--port", str(port),
            "--duration", str(seconds), "--server-pid", str(server_pid), "--label", "pubsub_fanout", *args]
-    # pubsub_load bounds itself (setup ≤ 80 s, drain 5 s); the timeout is a backstop.
+    # pubsub_load bounds itself (setup ≤ 80 s, a round's drain 5 s); the timeout is a backstop.
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=seconds + 150)
     lines = done.stdout.strip().splitlines()
     row = json.loads(lines[-1]) if lines else {}
@@ -51,6 +53,7 @@ def measure(build, port, args, seconds, server_pid, client_cpu):
     return {"rps": row["delivered_per_s"], "delivered": row["delivered"], "published": row["published"],
             "lost": row["lost"], "disconnected": row["disconnected"],
             "receivers_mismatch": row["receivers_mismatch"], "messages_per_recv": row["messages_per_recv"],
+            "server_cpu_s": row["server_cpu_s"],
             "server_cpu_ns_per_msg": row["server_cpu_ns_per_delivered"]}
 
 
@@ -70,7 +73,7 @@ def table(results, loads, names):
     if not loads:
         return []
     lines = [f"Pub/sub fan-out: 1 publisher, {SUBSCRIBERS} subscribers, {SIZE}-byte messages, "
-             "W = PUBLISHes in flight (bench/echo/pubsub_load).", "",
+             "P = PUBLISHes per round (bench/echo/pubsub_load).", "",
              "| workload | configuration | delivered msg/s (median, min–max) | server CPU ns/msg | "
              "× Redis CPU (median, min–max of same-rep ratios) | messages per subscriber recv | lost (max) | "
              "disconnected (max) |", "|---|---|---|---|---|---|---|---|"]
@@ -85,8 +88,8 @@ def table(results, loads, names):
                 continue
             rps = [s["rps"] for s in reps]
             cpu = statistics.median(s["server_cpu_ns_per_msg"] for s in reps)
+            per_recv = statistics.median(s["messages_per_recv"] for s in reps)
             lines.append(f"| {load} | {name} | {statistics.median(rps):,.0f} ({min(rps):,.0f}–{max(rps):,.0f}) | "
-                         f"{cpu:.1f} | {_vs_redis(results, load, name)} | "
-                         f"{statistics.median(s['messages_per_recv'] for s in reps):.1f} | {max(s['lost'] for s in reps):,} | "
-                         f"{max(s['disconnected'] for s in reps)} |")
+                         f"{cpu:.1f} | {_vs_redis(results, load, name)} | {per_recv:.1f} | "
+                         f"{max(s['lost'] for s in reps):,} | {max(s['disconnected'] for s in reps)} |")
     return lines

@@ -8,10 +8,10 @@ bench/echo/pubsub_load with a fixed number of messages (SHORT, then LONG), and
 the difference of the whole process's Ir over the difference in delivered
 messages is what one more delivered message costs in user space: start-up,
 the 1,000 SUBSCRIBEs and shutdown cancel. The kernel's share (the TCP send
-path, most of it at W1) is not counted: this complements the CPU-time figures,
+path, most of it at P1) is not counted: this complements the CPU-time figures,
 it does not replace them.
 
-    python3 bench/compare/pubsub_callgrind.py --build build-release --only redis,stackless/io_uring --window 32
+    python3 bench/compare/pubsub_callgrind.py --build build-release --only redis,stackless/io_uring --pipeline 16
 """
 import argparse
 import os
@@ -22,7 +22,7 @@ import tempfile
 import pubsub
 import side_by_side
 
-SHORT, LONG = 32, 288  # messages per run; × 1,000 subscribers, at W32 ~7 s under callgrind for Redis
+SHORT, LONG = 32, 288  # messages per run; × 1,000 subscribers, ~7 s under callgrind for Redis
 
 
 def total_ir(path):
@@ -33,12 +33,12 @@ def total_ir(path):
     raise RuntimeError(f"no totals in {path}")
 
 
-def delivered_under_callgrind(build, argv, port, window, messages, out):
+def delivered_under_callgrind(build, argv, port, pipeline, messages, out):
     """(Ir of the whole server process, messages delivered), or None when the server has no pub/sub."""
     server = side_by_side.Server(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *argv], port)
     try:
         cmd = [f"{build}/bench/echo/pubsub_load", "--port", str(port), "--subscribers", str(pubsub.SUBSCRIBERS),
-               "--size", str(pubsub.SIZE), "--window", str(window), "--messages", str(messages),
+               "--size", str(pubsub.SIZE), "--pipeline", str(pipeline), "--messages", str(messages),
                "--duration", "600", "--drain", "60"]
         done = subprocess.run(cmd, capture_output=True, text=True, timeout=900)
     finally:
@@ -54,19 +54,19 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--build", default="build-release")
     ap.add_argument("--port", type=int, default=7392)
-    ap.add_argument("--window", type=int, default=32)
+    ap.add_argument("--pipeline", type=int, default=16)
     ap.add_argument("--only", default="stackless/io_uring,stackless/epoll,stackful/io_uring,stackful/epoll,redis")
     opts = ap.parse_args()
     configs = side_by_side.configurations(opts.build, opts.port)
     with tempfile.TemporaryDirectory(prefix="duet-pubsub-cg-") as tmp:
         for name in opts.only.split(","):
-            runs = [delivered_under_callgrind(opts.build, configs[name], opts.port, opts.window, n,
+            runs = [delivered_under_callgrind(opts.build, configs[name], opts.port, opts.pipeline, n,
                                               os.path.join(tmp, f"{n}.out")) for n in (SHORT, LONG)]
             if None in runs:
                 print(f"{name}: unsupported (SUBSCRIBE answered with an error)")
                 continue
             (ir0, d0), (ir1, d1) = runs
-            print(f"{name}: W{opts.window}, {(ir1 - ir0) / (d1 - d0):,.0f} Ir per delivered message "
+            print(f"{name}: P{opts.pipeline}, {(ir1 - ir0) / (d1 - d0):,.0f} Ir per delivered message "
                   f"({d1 - d0:,} messages)", flush=True)
 
 

@@ -2,20 +2,24 @@
 // written with duet (stackless, one thread).
 //
 //   pubsub_load --port 6379 [--host 127.0.0.1] [--subscribers 1000] [--size 16]
-//               [--window 32] [--duration 3] [--messages 0] [--drain 5]
+//               [--pipeline 16] [--duration 3] [--messages 0] [--drain 5]
 //               [--channel duet-fanout] [--server-pid PID] [--backend io_uring] [--label name]
 //
 // 1. Connects --subscribers connections (at most 64 setting up at once, so the
 //    server's accept queue never overflows into SYN retries) and SUBSCRIBEs each
 //    to one channel, checking each confirmation (*3 subscribe <channel> :1). The
 //    first subscriber goes alone: a server without pub/sub is told apart at once.
-// 2. One publisher connection PUBLISHes --size-byte messages, keeping at most
-//    --window PUBLISHes unanswered, for --duration seconds or --messages
-//    messages, whichever ends first. Each reply (the number of receivers) must
-//    equal --subscribers; their sum is checked against published × subscribers.
+// 2. One publisher connection PUBLISHes --size-byte messages in rounds of
+//    --pipeline, one write per round, for --duration seconds or --messages
+//    messages. The next round leaves once every message of this one is answered
+//    AND every subscriber has it (total deliveries = published × subscribers):
+//    a PUBLISH reply is no delivery receipt, and a server that answers before it
+//    sends would otherwise let the publisher run ahead and batch more than
+//    another server given the same pipeline. Each reply (the receiver count)
+//    must equal --subscribers; their sum is checked against published × subscribers.
 // 3. The subscribers parse and count every `message` push (*3 message <channel>
-//    <payload>). After the last reply, they are given up to --drain seconds to
-//    receive what is still on its way; what is missing then is `lost`.
+//    <payload>). A round whose messages have not all arrived --drain seconds
+//    after its last reply ends the run ("stalled"); what is missing is `lost`.
 //
 // delivered_per_s is delivered ÷ (first PUBLISH sent → last message received).
 // messages_per_recv is delivered ÷ the subscribers' recvs that brought messages:
@@ -41,6 +45,7 @@
 #include <utility>
 
 #include "bench/echo/cli_args.hpp"
+#include "bench/echo/json_line.hpp"
 #include "bench/echo/resp_frames.hpp"
 #include "io/event_loop.hpp"
 #include "task/event.hpp"
@@ -61,6 +66,10 @@ using duet::bench::RespFrames;
 constexpr auto reply_timeout = 10s;  // a server that stalls this long has failed the run
 constexpr int setup_slots = 64;      // subscribers connecting and subscribing at once
 
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 struct Options : duet::bench::ClientFlags {
   Options() {
     port = 6379;
@@ -69,7 +78,7 @@ struct Options : duet::bench::ClientFlags {
   }
   int subscribers = 1000;
   std::size_t size = 16;
-  int window = 32;
+  int pipeline = 16;
   std::uint64_t messages = 0;  // 0: until --duration
   double drain = 5;
   const char* channel = "duet-fanout";
@@ -77,7 +86,7 @@ struct Options : duet::bench::ClientFlags {
 };
 
 struct Shared {
-  explicit Shared(duet::EventLoop& loop) : drained(loop) {}
+  explicit Shared(duet::EventLoop& loop) : delivered_all(loop) {}
   int confirmed = 0;           // subscribers whose SUBSCRIBE was confirmed
   int disconnected = 0;        // confirmed subscribers the server closed on
   int failures = 0;
@@ -86,10 +95,11 @@ struct Shared {
   std::uint64_t published = 0, replies = 0, receivers_sum = 0, receivers_mismatch = 0;
   std::uint64_t delivered = 0, min_delivered = UINT64_MAX;
   std::uint64_t batches = 0;   // subscriber recvs that brought messages: the server's sends, at most
-  bool publishing_done = false;
-  duet::Event drained;         // set once delivered reaches published × subscribers
+  std::uint64_t wake_at = UINT64_MAX;  // the publisher waits for this many deliveries
+  bool stalled = false;        // a round's deliveries did not all arrive within --drain
+  duet::Event delivered_all;   // set when delivered reaches wake_at
   Clock::time_point first_publish, last_delivery;
-  double server_cpu = -1;      // seconds over first_publish → drained, -1 without --server-pid
+  double server_cpu = -1;      // seconds over first_publish → last round, -1 without --server-pid
 };
 
 void fail(Shared& shared, std::string what) {
@@ -159,13 +169,6 @@ duet::Task<bool> subscribe(duet::TcpStream& conn, RespFrames& frames, const Opti
 }
 
 
-// Sets `drained` once every subscriber has every message published.
-void check_drained(const Options& opt, Shared& shared) {
-  if (shared.publishing_done && shared.delivered >= shared.published * static_cast<std::uint64_t>(opt.subscribers)) {
-    shared.drained.set();
-  }
-}
-
 // Counts this subscriber's `message` pushes until stopped or disconnected.
 duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Options& opt, Shared& shared,
                          std::stop_token stop) {
@@ -184,7 +187,7 @@ duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Option
       shared.delivered += got;
       ++shared.batches;
       shared.last_delivery = Clock::now();
-      check_drained(opt, shared);
+      if (shared.delivered >= shared.wake_at) shared.delivered_all.set();
     }
     auto n = co_await conn.recv(frames.space(), stop);  // ends by stop: main's waits have the deadlines
     if (!n) {
@@ -221,49 +224,61 @@ duet::Task<void> subscriber(duet::EventLoop& loop, const Options& opt, Shared& s
 // One PUBLISH reply: the receiver count (must be every subscriber), or an error.
 void count_reply(const RespFrame& f, const Options& opt, Shared& shared) {
   ++shared.replies;
-  if (f.head.type != ':') return fail(shared, "PUBLISH answered " + std::string(1, f.head.type) + std::string(f.head.text));
+  if (f.head.type != ':') return fail(shared, "PUBLISH answered " + std::string(1, f.head.type).append(f.head.text));
   ++shared.published;
   shared.receivers_sum += static_cast<std::uint64_t>(f.head.integer);
   shared.receivers_mismatch += f.head.integer != opt.subscribers ? 1 : 0;
 }
 
-// PUBLISHes with at most --window unanswered until --duration or --messages,
-// then waits for the last replies.
+// Reads replies until every PUBLISH sent is answered.
+duet::Task<bool> read_replies(duet::TcpStream& conn, RespFrames& frames, const Options& opt, Shared& shared,
+                              std::uint64_t sent, std::stop_token stop) {
+  std::string why;
+  for (RespFrame f; shared.replies < sent; count_reply(f, opt, shared)) {
+    if (!co_await read_frame(conn, frames, f, stop, why)) co_return fail(shared, "PUBLISH: " + why), false;
+  }
+  co_return true;
+}
+
+// Waits until every subscriber has every message published so far (as the
+// total tells); false when they have not within --drain seconds.
+duet::Task<bool> wait_for_deliveries(const Options& opt, Shared& shared, std::stop_token stop) {
+  shared.wake_at = shared.published * static_cast<std::uint64_t>(opt.subscribers);
+  shared.delivered_all.reset();
+  const bool ok = shared.delivered >= shared.wake_at ||
+                  (co_await duet::with_timeout(shared.delivered_all.wait(stop), seconds(opt.drain))).ok();
+  shared.wake_at = UINT64_MAX;
+  co_return ok;
+}
+
+// Rounds of --pipeline PUBLISHes, one write each, until --duration or --messages;
+// a round leaves once the previous one is answered and delivered.
 duet::Task<void> publish(duet::EventLoop& loop, const Options& opt, Shared& shared, std::stop_token stop) {
   auto c = co_await connect(loop, opt, stop);
   if (!c) co_return fail(shared, "publisher connect: " + c.error().message());
   duet::TcpStream conn = std::move(*c);
   const std::string one = command("PUBLISH", opt.channel, std::string(opt.size, 'x'));
-  std::string window;
-  for (int i = 0; i < opt.window; ++i) window += one;
+  std::string round;
+  for (int i = 0; i < opt.pipeline; ++i) round += one;
   RespFrames frames(64 * 1024);
-  const auto end = shared.first_publish + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(opt.duration));
-  std::uint64_t sent = 0;
-  for (;;) {
-    for (RespFrame f; frames.next(f);) count_reply(f, opt, shared);
-    if (frames.malformed()) co_return fail(shared, "malformed PUBLISH reply");
-    std::uint64_t room = Clock::now() < end ? static_cast<std::uint64_t>(opt.window) - (sent - shared.replies) : 0;
-    if (opt.messages > 0) room = std::min(room, opt.messages - sent);
-    if (room > 0) {
-      if (!co_await conn.send_all(std::string_view(window).substr(0, room * one.size()), stop)) {
-        co_return fail(shared, "publisher send failed");
-      }
-      sent += room;
+  const auto end = shared.first_publish + seconds(opt.duration);
+  const std::uint64_t limit = opt.messages > 0 ? opt.messages : UINT64_MAX;
+  for (std::uint64_t sent = 0; Clock::now() < end && sent < limit;) {
+    const auto n = std::min(static_cast<std::uint64_t>(opt.pipeline), limit - sent);
+    if (!co_await conn.send_all(std::string_view(round).substr(0, n * one.size()), stop)) {
+      co_return fail(shared, "publisher send failed");
     }
-    if (sent == shared.replies) co_return;
-    auto n = co_await duet::with_timeout(conn.recv(frames.space(), stop), reply_timeout);
-    if (!n) co_return fail(shared, "publisher recv: " + (n.eof() ? std::string("server closed") : n.error().message()));
-    frames.commit(*n);
+    sent += n;
+    if (!co_await read_replies(conn, frames, opt, shared, sent, stop)) co_return;
+    if (!co_await wait_for_deliveries(opt, shared, stop)) co_return void(shared.stalled = true);
   }
 }
 
-duet::Task<void> publish_and_drain(duet::EventLoop& loop, const Options& opt, Shared& shared, std::stop_token stop) {
+// publish(), timed, with the server's CPU time over the same interval.
+duet::Task<void> measure(duet::EventLoop& loop, const Options& opt, Shared& shared, std::stop_token stop) {
   const double cpu0 = server_cpu_seconds(opt.server_pid);
   shared.first_publish = shared.last_delivery = Clock::now();
   co_await publish(loop, opt, shared, stop);
-  shared.publishing_done = true;
-  check_drained(opt, shared);
-  if (!shared.drained.is_set()) (void)co_await duet::with_timeout(shared.drained.wait(stop), std::chrono::duration<double>(opt.drain));
   shared.server_cpu = cpu0 >= 0 ? server_cpu_seconds(opt.server_pid) - cpu0 : -1;
 }
 
@@ -275,20 +290,22 @@ duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) 
   scope.spawn(subscriber(loop, opt, shared, slots, first, scope.stop_token()));
   (void)co_await duet::with_timeout(first.wait(), 2 * reply_timeout);
   if (shared.confirmed == 1) {
-    for (int i = 1; i < opt.subscribers; ++i) scope.spawn(subscriber(loop, opt, shared, slots, rest, scope.stop_token()));
+    for (int i = 1; i < opt.subscribers; ++i) {
+      scope.spawn(subscriber(loop, opt, shared, slots, rest, scope.stop_token()));
+    }
     (void)co_await duet::with_timeout(rest.wait(), 6 * reply_timeout);
   }
   if (shared.confirmed != opt.subscribers) {
-    fail(shared, std::to_string(shared.confirmed) + " of " + std::to_string(opt.subscribers) + " subscribers confirmed");
+    fail(shared, std::to_string(shared.confirmed) + " of " + std::to_string(opt.subscribers) + " subscribed");
   } else {
-    co_await publish_and_drain(loop, opt, shared, scope.stop_token());
+    co_await measure(loop, opt, shared, scope.stop_token());
   }
   scope.request_stop();
   co_await scope.join();
 }
 
 constexpr const char* usage =
-    "--port N [--host ADDR] [--subscribers 1-15000] [--size 1-1048576] [--window 1-4096]\n"
+    "--port N [--host ADDR] [--subscribers 1-15000] [--size 1-1048576] [--pipeline 1-4096]\n"
     "  [--duration S] [--messages 0-1000000000] [--drain S] [--channel NAME] [--server-pid PID]\n"
     "  [--backend io_uring|epoll] [--label NAME]\n";
 
@@ -298,7 +315,7 @@ Options parse(int argc, char** argv) {
   args.parse(argc, argv, o, [&](std::string_view f, const char* v) {
     if (f == "--subscribers") o.subscribers = static_cast<int>(args.number(f, v, 1, 15000));
     else if (f == "--size") o.size = static_cast<std::size_t>(args.number(f, v, 1, 1 << 20));
-    else if (f == "--window") o.window = static_cast<int>(args.number(f, v, 1, 4096));
+    else if (f == "--pipeline") o.pipeline = static_cast<int>(args.number(f, v, 1, 4096));
     else if (f == "--messages") o.messages = static_cast<std::uint64_t>(args.number(f, v, 0, 1000000000));
     else if (f == "--server-pid") o.server_pid = static_cast<long>(args.number(f, v, 1, 1 << 30));
     else if (f == "--drain") o.drain = args.seconds(f, v);
@@ -309,41 +326,28 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-// A JSON string's body: the server's error text may hold quotes or backslashes.
-std::string json_escaped(std::string_view s) {
-  std::string out;
-  for (char ch : s) {
-    if (ch == '"' || ch == '\\') out += '\\';
-    out += static_cast<unsigned char>(ch) < 0x20 ? ' ' : ch;
-  }
-  return out;
-}
-
 void report(const Options& opt, const Shared& s) {
-  const auto subs = static_cast<std::uint64_t>(opt.subscribers);
-  const std::uint64_t expected = s.published * subs;
+  const auto as_double = [](std::uint64_t v) { return static_cast<double>(v); };
+  const double expected = as_double(s.published) * opt.subscribers;
   const double span = std::chrono::duration<double>(s.last_delivery - s.first_publish).count();
-  const double rate = span > 0 ? static_cast<double>(s.delivered) / span : 0;
-  const double ns_per = s.server_cpu >= 0 && s.delivered > 0 ? s.server_cpu * 1e9 / static_cast<double>(s.delivered) : -1;
-  std::fprintf(stderr, "%s: %d subscribers, %zu B, window %d: published %llu, delivered %llu (%.0f msg/s), lost %lld%s%s\n",
-               opt.label, opt.subscribers, opt.size, opt.window, static_cast<unsigned long long>(s.published),
-               static_cast<unsigned long long>(s.delivered), rate,
-               static_cast<long long>(expected) - static_cast<long long>(s.delivered),
-               s.first_error.empty() ? "" : "; error: ", s.first_error.c_str());
-  std::printf(
-      "{\"label\":\"%s\",\"subscribers\":%d,\"size\":%zu,\"window\":%d,\"published\":%llu,\"replies\":%llu,"
-      "\"receivers_sum\":%llu,\"receivers_expected\":%llu,\"receivers_mismatch\":%llu,\"delivered\":%llu,"
-      "\"expected\":%llu,\"lost\":%lld,\"slowest_subscriber\":%llu,\"disconnected\":%d,\"delivery_s\":%.4f,"
-      "\"delivered_per_s\":%.1f,\"messages_per_recv\":%.2f,\"server_cpu_s\":%.3f,\"server_cpu_ns_per_delivered\":%.2f,\"failures\":%d,"
-      "\"unsupported\":%s,\"error\":\"%s\"}\n",
-      json_escaped(opt.label).c_str(), opt.subscribers, opt.size, opt.window, static_cast<unsigned long long>(s.published),
-      static_cast<unsigned long long>(s.replies), static_cast<unsigned long long>(s.receivers_sum),
-      static_cast<unsigned long long>(expected), static_cast<unsigned long long>(s.receivers_mismatch),
-      static_cast<unsigned long long>(s.delivered), static_cast<unsigned long long>(expected),
-      static_cast<long long>(expected) - static_cast<long long>(s.delivered),
-      static_cast<unsigned long long>(s.min_delivered == UINT64_MAX ? 0 : s.min_delivered), s.disconnected, span, rate,
-      s.batches > 0 ? static_cast<double>(s.delivered) / static_cast<double>(s.batches) : 0.0,
-      s.server_cpu, ns_per, s.failures, s.unsupported ? "true" : "false", json_escaped(s.first_error).c_str());
+  const double rate = span > 0 ? as_double(s.delivered) / span : 0;
+  duet::bench::JsonLine json;
+  json.text("label", opt.label).num("subscribers", opt.subscribers).num("size", as_double(opt.size));
+  json.num("pipeline", opt.pipeline).num("published", as_double(s.published)).num("replies", as_double(s.replies));
+  json.num("receivers_sum", as_double(s.receivers_sum)).num("receivers_mismatch", as_double(s.receivers_mismatch));
+  json.num("delivered", as_double(s.delivered)).num("expected", expected);
+  json.num("lost", expected - as_double(s.delivered)).num("disconnected", s.disconnected);
+  json.num("slowest_subscriber", s.min_delivered == UINT64_MAX ? 0 : as_double(s.min_delivered));
+  json.num("delivery_s", span, 4).num("delivered_per_s", rate, 1);
+  json.num("messages_per_recv", s.batches > 0 ? as_double(s.delivered) / as_double(s.batches) : 0, 2);
+  const double ns_per = s.server_cpu >= 0 && s.delivered > 0 ? s.server_cpu * 1e9 / as_double(s.delivered) : -1;
+  json.num("server_cpu_s", s.server_cpu, 3).num("server_cpu_ns_per_delivered", ns_per, 2);
+  json.num("failures", s.failures).flag("stalled", s.stalled).flag("unsupported", s.unsupported);
+  std::fputs(json.text("error", s.first_error).line().c_str(), stdout);
+  std::fprintf(stderr, "%s: %d subscribers, %zu B, pipeline %d: published %.0f, delivered %.0f (%.0f msg/s), "
+               "lost %.0f%s%s\n",
+               opt.label, opt.subscribers, opt.size, opt.pipeline, as_double(s.published), as_double(s.delivered), rate,
+               expected - as_double(s.delivered), s.first_error.empty() ? "" : "; error: ", s.first_error.c_str());
 }
 
 }  // namespace
