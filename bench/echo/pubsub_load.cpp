@@ -162,12 +162,12 @@ duet::Task<bool> subscribe(duet::TcpStream& conn, RespFrames& frames, const Opti
     shared.unsupported = true;
     co_return fail(shared, "SUBSCRIBE answered -" + std::string(f.head.text)), false;
   }
-  if (!f.is_push("subscribe") || f.items[1].text != opt.channel || f.items[2].type != ':' || f.items[2].integer != 1) {
+  const auto& count = f.items[2];
+  if (!f.is_push("subscribe") || f.items[1].text != opt.channel || count.type != ':' || count.integer != 1) {
     co_return fail(shared, "SUBSCRIBE: not a *3 subscribe <channel> :1 confirmation"), false;
   }
   co_return true;
 }
-
 
 // Counts this subscriber's `message` pushes until stopped or disconnected.
 duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Options& opt, Shared& shared,
@@ -181,13 +181,16 @@ duet::Task<void> receive(duet::TcpStream& conn, RespFrames& frames, const Option
         break;
       }
     }
-    if (frames.malformed()) fail(shared, "a subscriber got a malformed push");
     if (got > 0) {
       mine += got;
       shared.delivered += got;
       ++shared.batches;
       shared.last_delivery = Clock::now();
       if (shared.delivered >= shared.wake_at) shared.delivered_all.set();
+    }
+    if (frames.malformed()) {
+      fail(shared, "a subscriber got a malformed push");
+      break;
     }
     auto n = co_await conn.recv(frames.space(), stop);  // ends by stop: main's waits have the deadlines
     if (!n) {
