@@ -7,7 +7,7 @@ against each with the client pinned to one core and the server to the other,
 and records throughput, latency percentiles, server CPU time per request,
 resident memory after the load and per idle connection. Writes every raw
 sample to results.json, medians (with min/max) to results.md, and bar charts
-to chart.svg. Called by bench/compare/run.sh, which builds first.
+to chart.svg. The pub/sub fan-out workload lives in pubsub.py. Called by bench/compare/run.sh, which builds first.
 """
 import argparse
 import csv
@@ -24,6 +24,7 @@ import tempfile
 import time
 
 import chart
+import pubsub
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -86,7 +87,7 @@ def workloads(scale, clients):
                 if "duet" in clients:
                     args = ["--resp", test, "--pipeline", str(pipeline), "--size", str(size), "--keys", "100000"]
                     out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
-    return out
+    return out + (pubsub.workloads(scale) if "pubsub" in clients else [])
 
 
 class Server:
@@ -183,6 +184,8 @@ def duet_load(build, port, args, seconds, clients=50):
 
 def measure(server, port, workload, build):
     _, client, args, size = workload
+    if client == "pubsub":  # measures the server's CPU itself, over the fan-out alone
+        return pubsub.measure(build, port, args, size, server.proc.pid, CLIENT_CPU)
     cpu0, t0 = server.cpu_seconds(), time.time()
     if client == "duet":
         sample = duet_load(build, port, args, size)
@@ -337,13 +340,15 @@ def write_outputs(opts, results, loads, names, syscalls):
             "kernel": os.uname().release, "workloads": [w[0] for w in loads], "repetitions": len(results)}
     with open(f"{opts.out}/results.json", "w") as f:
         json.dump({"meta": meta, "samples": results, "syscalls_per_request": syscalls}, f, indent=1)
+    kv_loads = [w for w in loads if not pubsub.is_pubsub(w[0])]
     md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {len(results)} repetitions, "
-          "server on CPU 0, client (redis-benchmark or duet's echo_load --resp, 50 connections) on CPU 1.", "",
-          *median_table(results, loads, names), "", *memory_table(results, names), "",
-          *syscall_table(syscalls), ""]
+          "server on CPU 0, client (redis-benchmark or duet's echo_load --resp, 50 connections; "
+          "pubsub_load for pub/sub) on CPU 1.", "",
+          *(median_table(results, kv_loads, names) if kv_loads else []), "", *pubsub.table(results, loads, names),
+          "", *memory_table(results, names), "", *syscall_table(syscalls), ""]
     with open(f"{opts.out}/results.md", "w") as f:
         f.write("\n".join(md))
-    chart.write_svg(f"{opts.out}/chart.svg", results, loads, names)
+    chart.write_svg(f"{opts.out}/chart.svg", results, kv_loads, names)
     return md
 
 
@@ -361,8 +366,9 @@ def main():
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
     ap.add_argument("--aof", action="store_true",
                     help="also run the append-only-file rows (everysec, always) for duet and Redis")
-    ap.add_argument("--clients", default="redis-benchmark,duet",
-                    help="load generators: redis-benchmark, duet (bench/echo/echo_load --resp), or both")
+    ap.add_argument("--clients", default="redis-benchmark,duet,pubsub",
+                    help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
+                         "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load)")
     opts = ap.parse_args()
     # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

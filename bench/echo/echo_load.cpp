@@ -27,6 +27,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/echo/cli_args.hpp"
 #include "bench/echo/histogram.hpp"
 #include "bench/echo/resp_replies.hpp"
 #include "io/event_loop.hpp"
@@ -38,17 +39,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Options {
-  const char* host = "127.0.0.1";  // argv strings: (GCC 12 -Wrestrict misfires on std::string =)
-  std::uint16_t port = 7000;
+struct Options : duet::bench::ClientFlags {
+  Options() { label = "echo"; }
   int connections = 100;
   int depth = 1;
   int pipeline = 1;
   std::size_t size = 64;
-  double duration = 10;
   double warmup = 2;
-  duet::Backend backend = duet::Backend::io_uring;
-  const char* label = "echo";
   std::string resp;  // empty: echo; else ping, get or set
   std::uint32_t keys = 100000;
 };
@@ -168,56 +165,27 @@ duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) 
   co_await scope.join();
 }
 
-[[noreturn]] void usage_error(const char* argv0, std::string_view what) {
-  std::fprintf(stderr,
-               "%s: %.*s\nusage: %s --port N [--host ADDR] [--connections 1-10000] [--depth 1-1024]\n"
-               "  [--size 1-1048576] [--duration S] [--warmup S] [--backend io_uring|epoll] [--label NAME]\n"
-               "  [--resp ping|get|set] [--keys 1-100000000] [--pipeline 1-1024]\n",
-               argv0, static_cast<int>(what.size()), what.data(), argv0);
-  std::exit(2);
-}
-
-// A whole number in [lo, hi], or a usage error naming the flag.
-long long number(const char* argv0, std::string_view flag, std::string_view v, long long lo, long long hi) {
-  long long x = 0;
-  auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc{} || end != v.data() + v.size() || x < lo || x > hi) {
-    usage_error(argv0, std::string(flag) + " wants a whole number from " + std::to_string(lo) + " to " +
-                           std::to_string(hi) + ", not '" + std::string(v) + "'");
-  }
-  return x;
-}
-
-double seconds(const char* argv0, std::string_view flag, const char* v) {
-  char* end = nullptr;
-  double x = std::strtod(v, &end);
-  if (end == v || *end != '\0' || !(x >= 0 && x <= 3600)) usage_error(argv0, std::string(flag) + " wants 0-3600 seconds");
-  return x;
-}
+constexpr const char* usage =
+    "--port N [--host ADDR] [--connections 1-10000] [--depth 1-1024]\n"
+    "  [--size 1-1048576] [--duration S] [--warmup S] [--backend io_uring|epoll] [--label NAME]\n"
+    "  [--resp ping|get|set] [--keys 1-100000000] [--pipeline 1-1024]\n";
 
 Options parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; i += 2) {
-    const std::string_view f = argv[i];
-    if (i + 1 >= argc) usage_error(argv[0], std::string(f) + " needs a value");
-    const char* v = argv[i + 1];
-    if (f == "--host") o.host = v;
-    else if (f == "--port") o.port = static_cast<std::uint16_t>(number(argv[0], f, v, 1, 65535));
-    else if (f == "--connections") o.connections = static_cast<int>(number(argv[0], f, v, 1, 10000));
-    else if (f == "--depth") o.depth = static_cast<int>(number(argv[0], f, v, 1, 1024));
-    else if (f == "--pipeline") o.pipeline = static_cast<int>(number(argv[0], f, v, 1, 1024));
-    else if (f == "--size") o.size = static_cast<std::size_t>(number(argv[0], f, v, 1, 1 << 20));
-    else if (f == "--keys") o.keys = static_cast<std::uint32_t>(number(argv[0], f, v, 1, 100000000));
-    else if (f == "--duration") o.duration = seconds(argv[0], f, v);
-    else if (f == "--warmup") o.warmup = seconds(argv[0], f, v);
-    else if (f == "--label") o.label = v;
-    else if (f == "--resp" && (std::string_view(v) == "ping" || std::string_view(v) == "get" || std::string_view(v) == "set")) o.resp = v;
-    else if (f == "--backend" && duet::parse_backend(v)) o.backend = *duet::parse_backend(v);
-    else usage_error(argv[0], std::string("bad option ").append(f).append(" ").append(v));
-  }
-  if (o.duration <= 0) usage_error(argv[0], "--duration must be above 0");
-  if (o.depth > 1 && o.pipeline > 1) usage_error(argv[0], "--depth and --pipeline exclude each other");
-  if (!duet::SocketAddress::parse(o.host, o.port)) usage_error(argv[0], "--host wants a numeric address or localhost");
+  const duet::bench::CliArgs args(argv[0], usage);
+  args.parse(argc, argv, o, [&](std::string_view f, const char* v) {
+    const std::string_view s = v;
+    if (f == "--connections") o.connections = static_cast<int>(args.number(f, v, 1, 10000));
+    else if (f == "--depth") o.depth = static_cast<int>(args.number(f, v, 1, 1024));
+    else if (f == "--pipeline") o.pipeline = static_cast<int>(args.number(f, v, 1, 1024));
+    else if (f == "--size") o.size = static_cast<std::size_t>(args.number(f, v, 1, 1 << 20));
+    else if (f == "--keys") o.keys = static_cast<std::uint32_t>(args.number(f, v, 1, 100000000));
+    else if (f == "--warmup") o.warmup = args.seconds(f, v);
+    else if (f == "--resp" && (s == "ping" || s == "get" || s == "set")) o.resp = v;
+    else return false;
+    return true;
+  });
+  if (o.depth > 1 && o.pipeline > 1) args.fail("--depth and --pipeline exclude each other");
   return o;
 }
 
