@@ -22,7 +22,7 @@ void ServerState::close_idle_clients(std::int64_t now_ms) {
   clients_.for_each([&](ClientInfo& c) {
     if (c.close_after_reply || now_s - c.last_active_ms / 1000 <= config_.timeout) return;
     c.close_after_reply = true;  // its session runs no more commands
-    if (client_closer_ != nullptr && c.fd >= 0) client_closer_(c.fd);
+    close_client(c.fd);
   });
 }
 
