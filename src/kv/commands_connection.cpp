@@ -217,7 +217,7 @@ constexpr std::uint32_t conn_flags =
     cmd_noscript | cmd_loading | cmd_stale | cmd_fast | cmd_no_auth | cmd_allow_busy | cmd_subscribed_ok;
 
 constexpr Command commands[] = {
-    {"ping", -1, cmd_fast | cmd_stale | cmd_subscribed_ok, ping, 0, 0, 0, "connection", "Ping the server"},
+    {"ping", -1, cmd_fast | cmd_subscribed_ok, ping, 0, 0, 0, "connection", "Ping the server"},
     {"echo", 2, cmd_fast, echo, 0, 0, 0, "connection", "Echo the given string"},
     {"quit", -1, conn_flags, quit, 0, 0, 0, "connection", "Close the connection"},
     {"reset", 1, conn_flags, reset, 0, 0, 0, "connection", "Reset the connection"},

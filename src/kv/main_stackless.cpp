@@ -1,15 +1,19 @@
 // duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
+#include <stop_token>
 
 #include "kv/aof/aof_wait_task.hpp"
+#include "kv/push_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
+#include "task/event.hpp"
 #include "task/run.hpp"
 #include "task/sleep.hpp"
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
+#include "task/when_any.hpp"
 
 namespace {
 
@@ -31,6 +35,42 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
   co_return true;
 }
 
+// A subscriber waits for bytes from its client or a message pushed to it,
+// whichever comes first. The recv keeps what it got even when the push wins
+// (both can complete in one loop turn): its bytes are fed, never dropped.
+Task<void> recv_into(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, std::stop_token stop) {
+  in.emplace(co_await conn.recv_pooled(std::move(stop)));
+}
+
+Task<void> wait_push(Event& pushed, std::stop_token stop) { (void)co_await pushed.wait(std::move(stop)); }
+
+// A connection that has subscribed spends the rest of its life here; others
+// never get this frame, its event or the second waiter.
+Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
+  Event pushed(conn.loop());
+  kv::PushSignal signal(session, pushed);
+  for (;;) {
+    session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
+    if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
+    if (session.closing()) break;
+    if (!session.wants_input()) {
+      session.process();
+      continue;
+    }
+    pushed.reset();
+    if (session.has_pushes()) continue;  // arrived while we were sending
+    std::optional<IoResult<RecvBuffer>> in;
+    std::stop_source either;
+    std::stop_callback link(stop, [&either] { either.request_stop(); });
+    co_await when_any(either, recv_into(conn, in, either.get_token()), wait_push(pushed, either.get_token()));
+    if (*in) {
+      session.feed((*in)->bytes());
+    } else if (in->error() != std::errc::operation_canceled || stop.stop_requested()) {
+      break;  // EOF, an error, or the server stops; a recv the push cancelled is no error
+    }
+  }
+}
+
 Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
   kv::Session session(rt.state(), conn.native_handle());
   for (;;) {
@@ -39,6 +79,10 @@ Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
       session.process();
       continue;
+    }
+    if (session.push_mode()) {
+      co_await serve_subscriber(rt, conn, session, stop);
+      break;
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.
