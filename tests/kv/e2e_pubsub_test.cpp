@@ -92,7 +92,7 @@ TEST_CASE("redis-cli subscribe prints the messages it is sent", "[kv][e2e][pubsu
   std::string out;
   std::thread cli([&] {
     // Bounded: redis-cli waits for messages forever, `timeout` ends it.
-    std::string cmd = "timeout 3 redis-cli -p " + std::to_string(server.port()) + " subscribe news 2>&1";
+    std::string cmd = "timeout 2 redis-cli -p " + std::to_string(server.port()) + " subscribe news 2>&1";
     FILE* p = ::popen(cmd.c_str(), "r");
     char buf[4096];
     std::size_t n = 0;
