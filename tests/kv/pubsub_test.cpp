@@ -298,3 +298,16 @@ TEST_CASE("COMMAND INFO describes the pub/sub commands as Redis 7.0 does", "[kv]
         "*1\r\n*10\r\n$5\r\nreset\r\n:1\r\n*6\r\n+noscript\r\n+loading\r\n+stale\r\n+fast\r\n+no_auth\r\n"
         "+allow_busy\r\n:0\r\n:0\r\n:0\r\n*2\r\n+@fast\r\n+@connection\r\n*0\r\n*0\r\n*0\r\n");
 }
+
+TEST_CASE("CONFIG SET timeout never closes a subscriber", "[kv][pubsub]") {
+  Fixture f;
+  f.cmd({"CONFIG", "SET", "timeout", "10"});
+  Session sub(f.state), idle(f.state);
+  run(sub, {"SUBSCRIBE", "c"});
+  f.now += 11'000;
+  f.state.close_idle_clients(f.now);
+  CHECK(idle.closing());
+  CHECK_FALSE(sub.closing());
+  Session pub(f.state);
+  CHECK(run(pub, {"PUBLISH", "c", "m"}) == ":1\r\n");
+}
