@@ -145,15 +145,20 @@ TEST_CASE("a slow reader gets every byte of a publish burst in order", "[kv][e2e
   CHECK(sub.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
   std::string burst;
   std::string expected;
-  for (int i = 0; i < 2000; ++i) {  // ~2 MB of pushes of growing sizes, all in one pipeline
-    std::string text = std::to_string(i) + std::string(static_cast<std::size_t>(i % 2000), 'a' + i % 26);
+  // ~20 MB of pushes of varied sizes in one pipeline: more than the server's
+  // socket send buffer can absorb (it grows to tcp_wmem's 4 MB), so the
+  // subscriber's sends are in flight, waiting on the reader, while most of the
+  // pushes land.
+  constexpr int count = 5000;
+  for (int i = 0; i < count; ++i) {
+    std::string text = std::to_string(i) + std::string(static_cast<std::size_t>(i * 7 % 8000), 'a' + i % 26);
     burst += resp({"PUBLISH", "c", text});
     expected += message("c", text);
   }
   std::thread writer([&] { pub.send(burst); });
   std::string got;
   while (got.size() < expected.size()) {  // read in small sips, sleeping between them
-    std::string part = sub.read_exact(std::min<std::size_t>(16 * 1024, expected.size() - got.size()), 5000);
+    std::string part = sub.read_exact(std::min<std::size_t>(64 * 1024, expected.size() - got.size()), 5000);
     if (part.empty()) break;
     got += part;
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
@@ -162,6 +167,6 @@ TEST_CASE("a slow reader gets every byte of a publish burst in order", "[kv][e2e
   CHECK(got.size() == expected.size());
   CHECK(got == expected);
   std::string replies;
-  for (int i = 0; i < 2000; ++i) replies += ":1\r\n";
+  for (int i = 0; i < count; ++i) replies += ":1\r\n";
   CHECK(pub.read_exact(replies.size()) == replies);
 }
