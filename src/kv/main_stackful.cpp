@@ -11,7 +11,7 @@
 #include "stackful/scheduler.hpp"
 #include "stackful/sleep.hpp"
 #include "stackful/tcp_listener.hpp"
-#include "stackful/when_any.hpp"
+#include "stackful/this_fiber.hpp"
 
 namespace {
 
@@ -27,13 +27,29 @@ bool flush(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& session, cons
   return true;
 }
 
-// A connection that has subscribed spends the rest of its life here, waiting
-// for bytes from its client or a message pushed to it, whichever comes first.
-// The recv keeps what it got even when the push wins (both can complete in one
-// loop turn): its bytes are fed, never dropped. Others never pay for this.
+// Out of stacks (vm.max_map_count) closes this connection, not the server.
+template <typename F>
+bool start_reader(fiber::Fiber<void>& reader, F&& body) {
+  try {
+    reader = fiber::spawn(std::forward<F>(body));
+    return true;
+  } catch (const std::system_error&) {
+    return false;
+  }
+}
+
+// A connection that has subscribed spends the rest of its life here; others
+// never get this call, its event or the second fiber. It waits on one event
+// that both a push (PushSignal) and its recv (a reader fiber) set, so a
+// message costs a wake-up and a send: the recv stays pending across pushes,
+// never cancelled and re-armed, and this fiber alone runs commands and sends.
 void serve_subscriber(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& session, const std::stop_token& stop) {
-  fiber::Event pushed;
-  kv::PushSignal signal(session, pushed);
+  fiber::Event wake;
+  kv::PushSignal signal(session, wake);
+  std::stop_source reader_stop;
+  std::stop_callback link(stop, [&reader_stop] { reader_stop.request_stop(); });
+  std::optional<IoResult<RecvBuffer>> in;
+  fiber::Fiber<void> reader;  // holds the pending recv; joined before we return
   for (;;) {
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
@@ -42,18 +58,25 @@ void serve_subscriber(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& se
       session.process();
       continue;
     }
-    pushed.reset();
-    if (session.has_pushes()) continue;  // arrived while we were sending
-    std::optional<IoResult<RecvBuffer>> in;
-    fiber::when_any(
-        stop, [&](std::stop_token t) { in.emplace(conn.recv_pooled(std::move(t))); },
-        [&](std::stop_token t) { (void)pushed.wait(t); });
-    if (*in) {
+    if (in) {
+      if (!*in) break;  // EOF, an error, or the server stops
       session.feed((*in)->bytes());
-    } else if (in->error() != std::errc::operation_canceled || stop.stop_requested()) {
-      break;  // EOF, an error, or the server stops; a recv the push cancelled is no error
+      in.reset();  // the buffer goes back to the loop
+      reader.join();
+      continue;
     }
+    if (!reader.joinable() && !start_reader(reader, [&] {
+          in.emplace(conn.recv_pooled(reader_stop.get_token()));
+          wake.set();
+        })) {
+      break;
+    }
+    wake.reset();
+    if (in || session.has_pushes()) continue;  // came in meanwhile
+    if (!wake.wait(stop)) break;               // the server stops
   }
+  reader_stop.request_stop();
+  if (reader.joinable()) reader.join();
 }
 
 void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {

@@ -13,7 +13,6 @@
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
-#include "task/when_any.hpp"
 
 namespace {
 
@@ -35,20 +34,25 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
   co_return true;
 }
 
-// A subscriber waits for bytes from its client or a message pushed to it,
-// whichever comes first. The recv keeps what it got even when the push wins
-// (both can complete in one loop turn): its bytes are fed, never dropped.
-Task<void> recv_into(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, std::stop_token stop) {
+// One recv for a subscriber, beside its sends: the bytes (or EOF, an error)
+// wait in `in` for the connection's loop, which `wake` calls.
+Task<void> read_once(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, Event& wake, std::stop_token stop) {
   in.emplace(co_await conn.recv_pooled(std::move(stop)));
+  wake.set();
 }
 
-Task<void> wait_push(Event& pushed, std::stop_token stop) { (void)co_await pushed.wait(std::move(stop)); }
-
 // A connection that has subscribed spends the rest of its life here; others
-// never get this frame, its event or the second waiter.
+// never get this frame, its event or the second operation. It waits on one
+// event that both a push (PushSignal) and its recv (read_once) set, so a
+// message costs a wake-up and a send: the recv stays pending across pushes,
+// never cancelled and re-armed, and the loop alone runs commands and sends.
 Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
-  Event pushed(conn.loop());
-  kv::PushSignal signal(session, pushed);
+  Event wake(conn.loop());
+  kv::PushSignal signal(session, wake);
+  TaskScope reader;  // holds the pending recv; joined before the frame goes
+  std::stop_callback link(stop, [&reader] { reader.request_stop(); });
+  std::optional<IoResult<RecvBuffer>> in;
+  bool reading = false;
   for (;;) {
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
@@ -57,18 +61,23 @@ Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& ses
       session.process();
       continue;
     }
-    pushed.reset();
-    if (session.has_pushes()) continue;  // arrived while we were sending
-    std::optional<IoResult<RecvBuffer>> in;
-    std::stop_source either;
-    std::stop_callback link(stop, [&either] { either.request_stop(); });
-    co_await when_any(either, recv_into(conn, in, either.get_token()), wait_push(pushed, either.get_token()));
-    if (*in) {
+    if (in) {
+      if (!*in) break;  // EOF, an error, or the server stops
       session.feed((*in)->bytes());
-    } else if (in->error() != std::errc::operation_canceled || stop.stop_requested()) {
-      break;  // EOF, an error, or the server stops; a recv the push cancelled is no error
+      in.reset();  // the buffer goes back to the loop
+      reading = false;
+      continue;
     }
+    if (!reading) {
+      reading = true;
+      reader.spawn(read_once(conn, in, wake, reader.stop_token()));
+    }
+    wake.reset();
+    if (in || session.has_pushes()) continue;  // came in meanwhile
+    if (!co_await wake.wait(stop)) break;      // the server stops
   }
+  reader.request_stop();
+  co_await reader.join();
 }
 
 Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {

@@ -170,3 +170,51 @@ TEST_CASE("a slow reader gets every byte of a publish burst in order", "[kv][e2e
   for (int i = 0; i < count; ++i) replies += ":1\r\n";
   CHECK(pub.read_exact(replies.size()) == replies);
 }
+
+TEST_CASE("a subscriber's own commands and the pushes to it interleave whole", "[kv][e2e][pubsub]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client sub(server.port()), pub(server.port());
+  CHECK(sub.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
+  const std::string pong = "*2\r\n$4\r\npong\r\n$0\r\n\r\n";
+  const std::string pushed = message("c", "msg");
+  std::string pings, publishes;
+  for (int i = 0; i < 1000; ++i) {
+    pings += resp({"PING"});
+    publishes += resp({"PUBLISH", "c", "msg"});
+  }
+  std::thread publisher([&] { pub.send(publishes); });
+  sub.send(pings);
+  std::string got = sub.read_exact(1000 * (pong.size() + pushed.size()));
+  publisher.join();
+  int pongs = 0, messages = 0;
+  for (std::size_t at = 0; at < got.size();) {  // each reply whole, in some interleaving
+    if (got.compare(at, pong.size(), pong) == 0) {
+      ++pongs, at += pong.size();
+    } else if (got.compare(at, pushed.size(), pushed) == 0) {
+      ++messages, at += pushed.size();
+    } else {
+      FAIL("unexpected bytes at " << at << ": " << got.substr(at, 40));
+    }
+  }
+  CHECK(pongs == 1000);
+  CHECK(messages == 1000);
+  CHECK(pub.read_exact(4000) == [] {
+    std::string r;
+    for (int i = 0; i < 1000; ++i) r += ":1\r\n";
+    return r;
+  }());
+}
+
+TEST_CASE("SIGTERM stops the server cleanly with subscribers connected", "[kv][e2e][pubsub]") {
+  Target t = pick_target();
+  INFO(t.exe << " --backend " << t.backend);
+  ServerProcess server(t.exe, t.backend);
+  Client a(server.port()), b(server.port());
+  CHECK(a.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
+  CHECK(b.call(resp({"PSUBSCRIBE", "*"}), confirm("psubscribe", "*", 1).size()) == confirm("psubscribe", "*", 1));
+  CHECK(server.terminate() == 0);
+  CHECK(a.read_available().empty());
+  CHECK(a.closed());
+}
