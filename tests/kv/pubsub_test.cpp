@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/pubsub.hpp"
 #include "kv/server_state.hpp"
 #include "kv/session.hpp"
 #include "kv_test_util.hpp"
@@ -310,4 +311,26 @@ TEST_CASE("CONFIG SET timeout never closes a subscriber", "[kv][pubsub]") {
   CHECK_FALSE(sub.closing());
   Session pub(f.state);
   CHECK(run(pub, {"PUBLISH", "c", "m"}) == ":1\r\n");
+}
+
+TEST_CASE("publishing to 1,000 subscribers reuses their buffers once warm", "[kv][pubsub]") {
+  Fixture f;
+  std::vector<std::unique_ptr<Session>> subs;
+  for (int i = 0; i < 1000; ++i) {
+    subs.push_back(std::make_unique<Session>(f.state));
+    run(*subs.back(), {"SUBSCRIBE", "news"});
+  }
+  auto round = [&] {
+    CHECK(f.cmd({"PUBLISH", "news", "hello"}) == ":1000\r\n");
+    std::vector<const char*> queues;
+    for (auto& s : subs) queues.push_back(s->client().subscriber->queue().data());
+    for (auto& s : subs) CHECK(drain(*s) == message("news", "hello"));
+    return queues;
+  };
+  round();
+  round();  // the queue and the output have each been grown once and swap places
+  const auto before = round();
+  round();
+  const auto after = round();  // the same buffers as two rounds ago: no allocation per push
+  CHECK(before == after);
 }
