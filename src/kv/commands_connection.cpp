@@ -139,7 +139,8 @@ void append_client_line(std::string& out, const ServerState& server, const Clien
          " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=" + (subscribed(c) ? "P" : "N") +
          " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriber ? c.subscriber->channel_count() : 0) +
          " psub=" + std::to_string(c.subscriber ? c.subscriber->pattern_count() : 0) +
-         " ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " ssub=" + std::to_string(c.subscriber ? c.subscriber->shard_channel_count() : 0) +
+         " multi=-1 qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 obl=" + std::to_string(c.output_buffer) +
          " oll=0 omem=0 tot-mem=0 events=r cmd=";
   detail::append_lower(out, c.last_command);

@@ -1,7 +1,8 @@
 // Pub/sub commands: SUBSCRIBE UNSUBSCRIBE PSUBSCRIBE PUNSUBSCRIBE PUBLISH
-// PUBSUB, with Redis 7.0's RESP2 replies (pubsub.c). Every (un)subscription
-// answers with one [kind, name, count] array, count being the client's
-// channels plus patterns; UNSUBSCRIBE / PUNSUBSCRIBE without arguments drop
+// SSUBSCRIBE SUNSUBSCRIBE SPUBLISH PUBSUB, with Redis 7.0's RESP2 replies
+// (pubsub.c). Every (un)subscription answers with one [kind, name, count]
+// array, count being the client's channels plus patterns (its shard channels
+// for the S commands); UNSUBSCRIBE / PUNSUBSCRIBE without arguments drop
 // every subscription of that kind, and when there is none they still answer
 // once, with a null name. The registry lives in kv/pubsub.hpp.
 #include <string>
@@ -16,6 +17,7 @@ namespace {
 using detail::equals_ci;
 
 void confirm(CommandContext& ctx, std::string_view kind, const std::string_view* name, const Subscriber* s) {
+  const bool shard = kind == "ssubscribe" || kind == "sunsubscribe";
   ctx.reply.array(3);
   ctx.reply.bulk(kind);
   if (name != nullptr) {
@@ -23,24 +25,22 @@ void confirm(CommandContext& ctx, std::string_view kind, const std::string_view*
   } else {
     ctx.reply.null();
   }
-  ctx.reply.integer(s == nullptr ? 0 : static_cast<std::int64_t>(s->channel_count() + s->pattern_count()));
+  std::size_t count = s == nullptr ? 0 : shard ? s->shard_channel_count() : s->channel_count() + s->pattern_count();
+  ctx.reply.integer(static_cast<std::int64_t>(count));
 }
 
-void subscribe(CommandContext& ctx) {
+template <bool (Subscriber::*Add)(std::string_view)>
+void subscribe_to(CommandContext& ctx, std::string_view kind) {
   Subscriber& s = ctx.server.pubsub().subscriber_of(ctx.client);
   for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
-    s.subscribe(ctx.argv[j]);
-    confirm(ctx, "subscribe", &ctx.argv[j], &s);
+    (s.*Add)(ctx.argv[j]);
+    confirm(ctx, kind, &ctx.argv[j], &s);
   }
 }
 
-void psubscribe(CommandContext& ctx) {
-  Subscriber& s = ctx.server.pubsub().subscriber_of(ctx.client);
-  for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
-    s.psubscribe(ctx.argv[j]);
-    confirm(ctx, "psubscribe", &ctx.argv[j], &s);
-  }
-}
+void subscribe(CommandContext& ctx) { subscribe_to<&Subscriber::subscribe>(ctx, "subscribe"); }
+void psubscribe(CommandContext& ctx) { subscribe_to<&Subscriber::psubscribe>(ctx, "psubscribe"); }
+void ssubscribe(CommandContext& ctx) { subscribe_to<&Subscriber::ssubscribe>(ctx, "ssubscribe"); }
 
 // `names` are the client's channels or patterns; `drop` removes one of them.
 template <typename Names, typename Drop>
@@ -73,7 +73,16 @@ void punsubscribe(CommandContext& ctx) {
       [](Subscriber& s, std::string_view p) { s.punsubscribe(p); });
 }
 
+void sunsubscribe(CommandContext& ctx) {
+  unsubscribe_from(
+      ctx, "sunsubscribe", [](const Subscriber& s) { return s.shard_channels(); },
+      [](Subscriber& s, std::string_view c) { s.sunsubscribe(c); });
+}
+
 void publish(CommandContext& ctx) { ctx.reply.integer(ctx.server.pubsub().publish(ctx.server, ctx.argv[1], ctx.argv[2])); }
+void spublish(CommandContext& ctx) {
+  ctx.reply.integer(ctx.server.pubsub().spublish(ctx.server, ctx.argv[1], ctx.argv[2]));
+}
 
 constexpr std::string_view pubsub_help[] = {
     "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
@@ -97,11 +106,11 @@ void syntax_error(CommandContext& ctx) {
                   "'. Try PUBSUB HELP.");
 }
 
-// CHANNELS / SHARDCHANNELS [pattern]; duet has no shard channels (no cluster).
+// CHANNELS / SHARDCHANNELS [pattern].
 void pubsub_channels(CommandContext& ctx, bool shard) {
   if (ctx.argv.size() > 3) return syntax_error(ctx);
-  std::vector<std::string_view> found;
-  if (!shard) found = ctx.server.pubsub().active_channels(ctx.argv.size() == 3 ? ctx.argv[2] : "", ctx.argv.size() == 2);
+  const bool all = ctx.argv.size() == 2;
+  const auto found = ctx.server.pubsub().active_channels(all ? "" : ctx.argv[2], all, shard);
   ctx.reply.array(found.size());
   for (std::string_view c : found) ctx.reply.bulk(c);
 }
@@ -110,7 +119,7 @@ void pubsub_numsub(CommandContext& ctx, bool shard) {
   ctx.reply.array((ctx.argv.size() - 2) * 2);
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) {
     ctx.reply.bulk(ctx.argv[j]);
-    ctx.reply.integer(shard ? 0 : static_cast<std::int64_t>(ctx.server.pubsub().subscribers_of(ctx.argv[j])));
+    ctx.reply.integer(static_cast<std::int64_t>(ctx.server.pubsub().subscribers_of(ctx.argv[j], shard)));
   }
 }
 
@@ -141,6 +150,9 @@ constexpr Command commands[] = {
     {"psubscribe", -2, sub_flags, psubscribe, 0, 0, 0, "pubsub", "Listen for messages published to channels matching the given patterns"},
     {"punsubscribe", -1, sub_flags, punsubscribe, 0, 0, 0, "pubsub", "Stop listening for messages posted to channels matching the given patterns"},
     {"publish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, publish, 0, 0, 0, "pubsub", "Post a message to a channel"},
+    {"ssubscribe", -2, sub_flags, ssubscribe, 1, -1, 1, "pubsub", "Listen for messages published to the given shard channels"},
+    {"sunsubscribe", -1, sub_flags, sunsubscribe, 1, -1, 1, "pubsub", "Stop listening for messages posted to the given shard channels"},
+    {"spublish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, spublish, 1, 1, 1, "pubsub", "Post a message to a shard channel"},
     {"pubsub", -2, cmd_container, pubsub, 0, 0, 0, "pubsub", "A container for Pub/Sub commands"},
 };
 

@@ -89,7 +89,7 @@ void info_stats(CommandContext& ctx, std::string& out) {
   line(out, "keyspace_misses", s.keyspace_misses);
   line(out, "pubsub_channels", ctx.server.pubsub().channel_count());
   line(out, "pubsub_patterns", ctx.server.pubsub().pattern_count());
-  line(out, "pubsubshard_channels", 0);
+  line(out, "pubsubshard_channels", ctx.server.pubsub().shard_channel_count());
 }
 
 void info_keyspace(CommandContext& ctx, std::string& out) {

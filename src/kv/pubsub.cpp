@@ -18,23 +18,27 @@ Subscriber::~Subscriber() { unsubscribe_all(); }
 
 void Subscriber::unsubscribe_all() {
   for (const std::string& c : channels_) PubSub::unlink(registry_.channels_, c, this);
+  for (const std::string& c : shard_channels_) PubSub::unlink(registry_.shard_channels_, c, this);
   for (const std::string& p : patterns_) PubSub::unlink(registry_.patterns_, p, this);
   channels_.clear();
+  shard_channels_.clear();
   patterns_.clear();
 }
 
 bool Subscriber::subscribe(std::string_view channel) {
-  if (!channels_.emplace(channel).second) return false;
-  registry_.channels_[channel].push_back(this);
-  return true;
+  return PubSub::add(channels_, registry_.channels_, channel, this);
 }
 
 bool Subscriber::unsubscribe(std::string_view channel) {
-  auto it = channels_.find(channel);
-  if (it == channels_.end()) return false;
-  PubSub::unlink(registry_.channels_, channel, this);
-  channels_.erase(it);
-  return true;
+  return PubSub::remove(channels_, registry_.channels_, channel, this);
+}
+
+bool Subscriber::ssubscribe(std::string_view channel) {
+  return PubSub::add(shard_channels_, registry_.shard_channels_, channel, this);
+}
+
+bool Subscriber::sunsubscribe(std::string_view channel) {
+  return PubSub::remove(shard_channels_, registry_.shard_channels_, channel, this);
 }
 
 bool Subscriber::psubscribe(std::string_view pattern) {
@@ -82,6 +86,20 @@ Subscriber& PubSub::subscriber_of(ClientInfo& client) {
   return *client.subscriber;
 }
 
+bool PubSub::add(NameSet& mine, NameMap<Subscribers>& map, std::string_view name, Subscriber* s) {
+  if (!mine.emplace(name).second) return false;
+  map[name].push_back(s);
+  return true;
+}
+
+bool PubSub::remove(NameSet& mine, NameMap<Subscribers>& map, std::string_view name, Subscriber* s) {
+  auto it = mine.find(name);
+  if (it == mine.end()) return false;
+  unlink(map, name, s);
+  mine.erase(it);
+  return true;
+}
+
 void PubSub::unlink(NameMap<Subscribers>& map, std::string_view key, Subscriber* s) {
   auto it = map.find(key);
   if (it == map.end()) return;
@@ -102,16 +120,30 @@ void PubSub::deliver(ServerState& server, const Subscribers& to, std::int64_t no
   }
 }
 
+void PubSub::format(std::string_view kind, std::string_view channel, std::string_view message) {
+  message_.clear();
+  Reply out(message_);
+  out.array(3);
+  out.bulk(kind);
+  out.bulk(channel);
+  out.bulk(message);
+}
+
+std::int64_t PubSub::spublish(ServerState& server, std::string_view channel, std::string_view message) {
+  std::int64_t receivers = 0;
+  if (auto it = shard_channels_.find(channel); it != shard_channels_.end()) {
+    format("smessage", channel, message);
+    deliver(server, it->second, server.now_ms(), receivers);
+  }
+  if (message_.capacity() > 64 * 1024) std::string().swap(message_);
+  return receivers;
+}
+
 std::int64_t PubSub::publish(ServerState& server, std::string_view channel, std::string_view message) {
   std::int64_t receivers = 0;
   const std::int64_t now = server.now_ms();
   if (auto it = channels_.find(channel); it != channels_.end()) {
-    message_.clear();
-    Reply out(message_);
-    out.array(3);
-    out.bulk("message");
-    out.bulk(channel);
-    out.bulk(message);
+    format("message", channel, message);
     deliver(server, it->second, now, receivers);
   }
   for (const auto& [pattern, subs] : patterns_) {
@@ -129,14 +161,15 @@ std::int64_t PubSub::publish(ServerState& server, std::string_view channel, std:
   return receivers;
 }
 
-std::size_t PubSub::subscribers_of(std::string_view channel) const noexcept {
-  auto it = channels_.find(channel);
-  return it == channels_.end() ? 0 : it->second.size();
+std::size_t PubSub::subscribers_of(std::string_view channel, bool shard) const noexcept {
+  const auto& map = shard ? shard_channels_ : channels_;
+  auto it = map.find(channel);
+  return it == map.end() ? 0 : it->second.size();
 }
 
-std::vector<std::string_view> PubSub::active_channels(std::string_view pattern, bool all) const {
+std::vector<std::string_view> PubSub::active_channels(std::string_view pattern, bool all, bool shard) const {
   std::vector<std::string_view> out;
-  for (const auto& entry : channels_) {
+  for (const auto& entry : shard ? shard_channels_ : channels_) {
     if (all || glob_match(pattern, entry.first, false)) out.push_back(entry.first);
   }
   return out;

@@ -2,8 +2,9 @@
 // pushed to subscribers (Redis's pubsub.c without the sockets).
 //
 // Contract
-// - PubSub (one per ServerState) maps channel -> subscribers and pattern ->
-//   subscribers. A Subscriber is one client's side: its channels, its patterns
+// - PubSub (one per ServerState) maps channel -> subscribers, pattern ->
+//   subscribers and shard channel -> subscribers (Redis 7's sharded pub/sub,
+//   a namespace of its own: SSUBSCRIBE / SPUBLISH; one shard here). A Subscriber is one client's side: its channels, its patterns
 //   and its queue of pushed messages. A client gets one on its first
 //   (P)SUBSCRIBE (ClientInfo::subscriber) and keeps it until it disconnects;
 //   destroying it unlinks it from every channel and pattern at once, so the
@@ -82,13 +83,21 @@ class Subscriber {
   bool unsubscribe(std::string_view channel);
   bool psubscribe(std::string_view pattern);
   bool punsubscribe(std::string_view pattern);
+  bool ssubscribe(std::string_view channel);
+  bool sunsubscribe(std::string_view channel);
   void unsubscribe_all();  // RESET: leaves every channel and pattern, says nothing
 
   [[nodiscard]] std::size_t channel_count() const noexcept { return channels_.size(); }
   [[nodiscard]] std::size_t pattern_count() const noexcept { return patterns_.size(); }
+  [[nodiscard]] std::size_t shard_channel_count() const noexcept { return shard_channels_.size(); }
   // Redis's CLIENT_PUBSUB flag: the RESP2 "subscribed context".
-  [[nodiscard]] bool subscribed() const noexcept { return !channels_.empty() || !patterns_.empty(); }
+  [[nodiscard]] bool subscribed() const noexcept {
+    return !channels_.empty() || !patterns_.empty() || !shard_channels_.empty();
+  }
   [[nodiscard]] std::vector<std::string> channels() const { return {channels_.begin(), channels_.end()}; }
+  [[nodiscard]] std::vector<std::string> shard_channels() const {
+    return {shard_channels_.begin(), shard_channels_.end()};
+  }
   [[nodiscard]] const std::vector<std::string>& patterns() const noexcept { return patterns_; }
 
   [[nodiscard]] std::string& queue() noexcept { return queue_; }
@@ -105,6 +114,7 @@ class Subscriber {
   PubSub& registry_;
   ClientInfo& client_;
   NameSet channels_;
+  NameSet shard_channels_;
   std::vector<std::string> patterns_;  // in subscription order, as Redis's list
   std::string queue_;                  // pushed messages the driver has not taken yet
   std::int64_t soft_since_ms_ = -1;    // when the soft limit was first exceeded (-1: it is not)
@@ -124,21 +134,30 @@ class PubSub {
   // PUBLISH: the number of receivers (a client matched by a channel and a
   // pattern counts twice, as in Redis).
   std::int64_t publish(ServerState& server, std::string_view channel, std::string_view message);
+  // SPUBLISH: to the shard channel's subscribers only, as "smessage".
+  std::int64_t spublish(ServerState& server, std::string_view channel, std::string_view message);
 
   [[nodiscard]] std::size_t channel_count() const noexcept { return channels_.size(); }
   [[nodiscard]] std::size_t pattern_count() const noexcept { return patterns_.size(); }
-  [[nodiscard]] std::size_t subscribers_of(std::string_view channel) const noexcept;
-  // PUBSUB CHANNELS: active channels matching `pattern` (all when empty), unsorted.
-  [[nodiscard]] std::vector<std::string_view> active_channels(std::string_view pattern, bool all) const;
+  [[nodiscard]] std::size_t shard_channel_count() const noexcept { return shard_channels_.size(); }
+  [[nodiscard]] std::size_t subscribers_of(std::string_view channel, bool shard = false) const noexcept;
+  // PUBSUB (SHARD)CHANNELS: active channels matching `pattern` (every one when
+  // `all`), unsorted.
+  [[nodiscard]] std::vector<std::string_view> active_channels(std::string_view pattern, bool all,
+                                                              bool shard = false) const;
 
  private:
   friend class Subscriber;
   using Subscribers = std::vector<Subscriber*>;
   static void unlink(NameMap<Subscribers>& map, std::string_view key, Subscriber* s);
+  static bool add(NameSet& mine, NameMap<Subscribers>& map, std::string_view name, Subscriber* s);
+  static bool remove(NameSet& mine, NameMap<Subscribers>& map, std::string_view name, Subscriber* s);
+  void format(std::string_view kind, std::string_view channel, std::string_view message);
   void deliver(ServerState& server, const Subscribers& to, std::int64_t now, std::int64_t& receivers);
 
   NameMap<Subscribers> channels_;
   NameMap<Subscribers> patterns_;
+  NameMap<Subscribers> shard_channels_;
   std::string message_;  // the message being published, formatted once
 };
 

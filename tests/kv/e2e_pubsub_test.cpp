@@ -70,6 +70,11 @@ TEST_CASE("subscribers get what publishers send, and the subscribed context hold
                 bulk(std::to_string(i));
   }
   CHECK(sub.read_exact(expected.size()) == expected);
+  const std::string sharded = "*3\r\n$10\r\nssubscribe\r\n" + bulk("s") + ":1\r\n";
+  CHECK(sub.call(resp({"SSUBSCRIBE", "s"}), sharded.size()) == sharded);
+  CHECK(pub.call(resp({"SPUBLISH", "s", "x"}), 4) == ":1\r\n");
+  const std::string smessage = "*3\r\n$8\r\nsmessage\r\n" + bulk("s") + bulk("x");
+  CHECK(sub.read_exact(smessage.size()) == smessage);
   CHECK(sub.call(resp({"RESET"}), 8) == "+RESET\r\n");
   CHECK(sub.call(resp({"GET", "k"}), 5) == "$-1\r\n");  // back to normal, still served
   CHECK(pub.call(resp({"PUBLISH", "news", "late"}), 4) == ":0\r\n");

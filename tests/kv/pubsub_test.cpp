@@ -334,3 +334,27 @@ TEST_CASE("publishing to 1,000 subscribers reuses their buffers once warm", "[kv
   const auto after = round();  // the same buffers as two rounds ago: no allocation per push
   CHECK(before == after);
 }
+
+TEST_CASE("shard channels are a namespace of their own, counted on their own", "[kv][pubsub]") {
+  Fixture f;
+  Session sub(f.state);
+  CHECK(run(sub, {"SUNSUBSCRIBE"}) == "*3\r\n$12\r\nsunsubscribe\r\n$-1\r\n:0\r\n");
+  CHECK(run(sub, {"SSUBSCRIBE", "s1", "s2", "s1"}) ==
+        confirm("ssubscribe", "s1", 1) + confirm("ssubscribe", "s2", 2) + confirm("ssubscribe", "s1", 2));
+  CHECK(run(sub, {"GET", "k"}) == "-ERR Can't execute 'get" + std::string(context_tail));
+  CHECK(run(sub, {"SUBSCRIBE", "c"}) == confirm("subscribe", "c", 1));  // shard channels not counted
+  CHECK(f.cmd({"SPUBLISH", "s1", "hi"}) == ":1\r\n");
+  CHECK(f.cmd({"PUBLISH", "s1", "x"}) == ":0\r\n");
+  CHECK(f.cmd({"SPUBLISH", "c", "y"}) == ":0\r\n");
+  CHECK(drain(sub) == "*3\r\n$8\r\nsmessage\r\n" + bulk("s1") + bulk("hi"));
+  CHECK(f.cmd({"PUBSUB", "SHARDNUMSUB", "s1", "zz"}) == "*4\r\n" + bulk("s1") + ":1\r\n" + bulk("zz") + ":0\r\n");
+  CHECK(f.cmd({"PUBSUB", "SHARDCHANNELS", "*1"}) == "*1\r\n" + bulk("s1"));
+  CHECK(f.cmd({"PUBSUB", "NUMSUB", "s1"}) == "*2\r\n" + bulk("s1") + ":0\r\n");
+  CHECK(f.cmd({"CLIENT", "LIST", "ID", "2"}).find(" sub=1 psub=0 ssub=2 ") != std::string::npos);
+  CHECK(f.cmd({"INFO", "stats"}).find("pubsubshard_channels:2\r\n") != std::string::npos);
+  CHECK(run(sub, {"SUNSUBSCRIBE", "s1"}) == confirm("sunsubscribe", "s1", 1));
+  CHECK(run(sub, {"SUNSUBSCRIBE"}) == confirm("sunsubscribe", "s2", 0));
+  CHECK(run(sub, {"SSUBSCRIBE", "q"}) == confirm("ssubscribe", "q", 1));
+  CHECK(run(sub, {"RESET"}) == "+RESET\r\n");
+  CHECK(f.cmd({"PUBSUB", "SHARDCHANNELS"}) == "*0\r\n");
+}
