@@ -2,7 +2,7 @@
 //
 // Contract
 // - ClientInfo is the per-connection state commands may read and change (db,
-//   name, auth, close flag); its Session owns it and registers it for its whole
+//   name, auth, close flag, subscriptions); its Session owns it and registers it for its whole
 //   life, so the registry holds only intrusive links, never ownership.
 // - Ids are unique and increasing (CLIENT ID), starting at 1.
 // - One thread (the event loop's), like the rest of the server state.
@@ -15,10 +15,16 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 
 namespace duet::kv {
+
+class Subscriber;  // kv/pubsub.hpp
+struct SubscriberDeleter {
+  void operator()(Subscriber* s) const noexcept;
+};
 
 struct ClientInfo {
   std::uint64_t id = 0;
@@ -32,6 +38,9 @@ struct ClientInfo {
   std::string_view last_command = "NULL";  // points at the command table's name
   std::size_t query_buffer = 0;            // bytes buffered, not yet parsed
   std::size_t output_buffer = 0;           // reply bytes not yet sent
+  // Its pub/sub side, from the first (P)SUBSCRIBE on (kv/pubsub.hpp); null for
+  // a client that never subscribed, so those pay nothing for pub/sub.
+  std::unique_ptr<Subscriber, SubscriberDeleter> subscriber;
 
   ClientInfo* prev_ = nullptr;  // registry links
   ClientInfo* next_ = nullptr;

@@ -31,6 +31,12 @@ enum CommandFlag : std::uint32_t {
   cmd_loading = 1u << 5,
   cmd_stale = 1u << 6,
   cmd_denyoom = 1u << 7,   // may grow memory: refused past maxmemory
+  cmd_pubsub = 1u << 8,
+  cmd_noscript = 1u << 9,
+  cmd_allow_busy = 1u << 10,
+  // Not reported by COMMAND: how the Session treats the command.
+  cmd_subscribed_ok = 1u << 16,  // allowed in a RESP2 subscribed context
+  cmd_container = 1u << 17,      // has subcommands: named "name|sub" in errors
 };
 
 struct CommandContext {
@@ -69,5 +75,6 @@ std::span<const Command> expire_commands() noexcept;
 std::span<const Command> server_commands() noexcept;
 std::span<const Command> introspection_commands() noexcept;
 std::span<const Command> aof_commands() noexcept;  // kv/aof/commands_aof.cpp
+std::span<const Command> pubsub_commands() noexcept;
 
 }  // namespace duet::kv

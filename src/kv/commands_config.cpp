@@ -100,6 +100,54 @@ std::string octal(unsigned mode) {
   return text;
 }
 
+// client-output-buffer-limit: "<class> <hard> <soft> <soft seconds>" groups
+// (Redis's config.c, messages included); classes normal, slave/replica, pubsub.
+struct LimitClass {
+  std::string_view name;
+  OutputLimit ServerConfig::*field;
+};
+constexpr LimitClass limit_classes[] = {{"normal", &ServerConfig::normal_limit},
+                                        {"slave", &ServerConfig::replica_limit},
+                                        {"replica", &ServerConfig::replica_limit},
+                                        {"pubsub", &ServerConfig::pubsub_limit}};
+
+std::string get_output_limits(const ServerConfig& c) {
+  std::string out;
+  for (const LimitClass& k : limit_classes) {
+    if (k.name == "replica") continue;  // Redis prints the class once, as "slave"
+    const OutputLimit& l = c.*k.field;
+    out.append(out.empty() ? "" : " ").append(k.name);
+    out.append(" " + std::to_string(l.hard) + " " + std::to_string(l.soft) + " " + std::to_string(l.soft_seconds));
+  }
+  return out;
+}
+
+std::string set_output_limits(ServerConfig& c, std::string_view v) {
+  std::vector<std::string_view> words;
+  for (std::size_t at = 0; !v.empty() && at <= v.size();) {  // split on single spaces, as sdssplitlen does
+    std::size_t end = std::min(v.find(' ', at), v.size());
+    words.push_back(v.substr(at, end - at));
+    at = end + 1;
+  }
+  if (words.size() % 4 != 0) return "Wrong number of arguments in buffer limit configuration.";
+  ServerConfig changed = c;
+  for (std::size_t j = 0; j < words.size(); j += 4) {
+    const LimitClass* k = nullptr;
+    for (const LimitClass& candidate : limit_classes) {
+      if (equals_ci(words[j], candidate.name)) k = &candidate;
+    }
+    if (k == nullptr) return "Invalid client class specified in buffer limit configuration.";
+    OutputLimit limit;
+    if (!parse_memory(words[j + 1], limit.hard) || !parse_memory(words[j + 2], limit.soft) ||
+        !parse_i64(words[j + 3], limit.soft_seconds) || limit.soft_seconds < 0) {
+      return "Error in hard, soft or soft_seconds setting in buffer limit configuration.";
+    }
+    changed.*k->field = limit;
+  }
+  c = std::move(changed);
+  return {};
+}
+
 constexpr std::uint64_t int_max = INT32_MAX;
 constexpr std::uint64_t long_max = INT64_MAX;
 using C = ServerConfig;
@@ -134,6 +182,7 @@ constexpr Param params[] = {
      set_number<&C::auto_aof_rewrite_percentage, Unit::integer, 0, int_max>},
     {"auto-aof-rewrite-min-size", get_number<&C::auto_aof_rewrite_min_size>,
      set_number<&C::auto_aof_rewrite_min_size, Unit::memory, 0, long_max>},
+    {"client-output-buffer-limit", get_output_limits, set_output_limits},
 };
 
 const Param* find_param(std::string_view name) {

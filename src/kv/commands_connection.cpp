@@ -1,8 +1,9 @@
-// Connection commands: PING ECHO QUIT HELLO AUTH SELECT CLIENT.
+// Connection commands: PING ECHO QUIT RESET HELLO AUTH SELECT CLIENT.
 #include <string>
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
+#include "kv/pubsub.hpp"
 
 namespace duet::kv {
 namespace {
@@ -12,8 +13,16 @@ using detail::equals_ci;
 constexpr std::string_view err_wrongpass = "WRONGPASS invalid username-password pair or user is disabled.";
 constexpr std::string_view err_bad_name = "ERR Client names cannot contain spaces, newlines or special characters.";
 
+bool subscribed(const ClientInfo& c) noexcept { return c.subscriber != nullptr && c.subscriber->subscribed(); }
+
+// In a RESP2 subscribed context PING answers like a push: [pong, arg or ""].
 void ping(CommandContext& ctx) {
   if (ctx.argv.size() > 2) return detail::wrong_arity(ctx, "ping");
+  if (subscribed(ctx.client)) {
+    ctx.reply.array(2);
+    ctx.reply.bulk("pong");
+    return ctx.reply.bulk(ctx.argv.size() == 2 ? ctx.argv[1] : "");
+  }
   if (ctx.argv.size() == 2) return ctx.reply.bulk(ctx.argv[1]);
   ctx.reply.simple("PONG");
 }
@@ -23,6 +32,18 @@ void echo(CommandContext& ctx) { ctx.reply.bulk(ctx.argv[1]); }
 void quit(CommandContext& ctx) {
   ctx.reply.ok();
   ctx.client.close_after_reply = true;
+}
+
+// Redis 6.2's RESET (clearClientConnectionState): db 0, RESP2, the default
+// user's authentication (none while requirepass is set), no name, no
+// subscriptions (silently). duet has no MULTI, tracking or READONLY to clear.
+void reset(CommandContext& ctx) {
+  ClientInfo& c = ctx.client;
+  c.db = 0;
+  c.authenticated = false;
+  c.name.clear();
+  if (c.subscriber != nullptr) c.subscriber->unsubscribe_all();
+  ctx.reply.simple("RESET");
 }
 
 bool password_ok(CommandContext& ctx, std::string_view user, std::string_view pass) {
@@ -115,8 +136,11 @@ void append_client_line(std::string& out, const ServerState& server, const Clien
   out += "id=" + std::to_string(c.id) + " addr=" + server.socket_name(c.fd, true) +
          " laddr=" + server.socket_name(c.fd, false) + " fd=" + std::to_string(c.fd) +
          " name=" + c.name + " age=" + std::to_string((now - c.created_ms) / 1000) +
-         " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=N db=" + std::to_string(c.db) +
-         " sub=0 psub=0 ssub=0 multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=" + (subscribed(c) ? "P" : "N") +
+         " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriber ? c.subscriber->channel_count() : 0) +
+         " psub=" + std::to_string(c.subscriber ? c.subscriber->pattern_count() : 0) +
+         " ssub=" + std::to_string(c.subscriber ? c.subscriber->shard_channel_count() : 0) +
+         " multi=-1 qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 obl=" + std::to_string(c.output_buffer) +
          " oll=0 omem=0 tot-mem=0 events=r cmd=";
   detail::append_lower(out, c.last_command);
@@ -131,7 +155,7 @@ bool known_client_type(std::string_view type) noexcept {
 }
 
 // CLIENT LIST [TYPE type | ID id [id ...]]: one filter, as Redis 7.0 parses it.
-// Every client here is a normal one. Ids are looked up in the order given, once
+// A client is of type pubsub while it has subscriptions, else normal. Ids are looked up in the order given, once
 // per mention; a well-formed id that names no client (0, -1) lists nothing.
 void client_list(CommandContext& ctx) {
   auto argv = ctx.argv;
@@ -139,7 +163,10 @@ void client_list(CommandContext& ctx) {
   auto list = [&](const ClientInfo& c) { append_client_line(text, ctx.server, c, ctx.now); };
   if (argv.size() == 4 && equals_ci(argv[2], "type")) {
     if (!known_client_type(argv[3])) return ctx.reply.error("ERR Unknown client type '" + std::string(argv[3]) + "'");
-    if (equals_ci(argv[3], "normal")) ctx.server.clients().for_each(list);
+    const bool normal = equals_ci(argv[3], "normal"), pubsub = equals_ci(argv[3], "pubsub");
+    ctx.server.clients().for_each([&](const ClientInfo& c) {
+      if (subscribed(c) ? pubsub : normal) list(c);
+    });
   } else if (argv.size() > 3 && equals_ci(argv[2], "id")) {
     for (std::size_t j = 3; j < argv.size(); ++j) {
       std::int64_t id = 0;
@@ -187,14 +214,18 @@ void client(CommandContext& ctx) {
   }
 }
 
+constexpr std::uint32_t conn_flags =
+    cmd_noscript | cmd_loading | cmd_stale | cmd_fast | cmd_no_auth | cmd_allow_busy | cmd_subscribed_ok;
+
 constexpr Command commands[] = {
-    {"ping", -1, cmd_fast | cmd_stale, ping, 0, 0, 0, "connection", "Ping the server"},
+    {"ping", -1, cmd_fast | cmd_subscribed_ok, ping, 0, 0, 0, "connection", "Ping the server"},
     {"echo", 2, cmd_fast, echo, 0, 0, 0, "connection", "Echo the given string"},
-    {"quit", -1, cmd_fast | cmd_no_auth | cmd_stale, quit, 0, 0, 0, "connection", "Close the connection"},
+    {"quit", -1, conn_flags, quit, 0, 0, 0, "connection", "Close the connection"},
+    {"reset", 1, conn_flags, reset, 0, 0, 0, "connection", "Reset the connection"},
     {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale, hello, 0, 0, 0, "connection", "Handshake with Redis"},
     {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale, auth, 0, 0, 0, "connection", "Authenticate to the server"},
     {"select", 2, cmd_fast, select, 0, 0, 0, "connection", "Change the selected database for the current connection"},
-    {"client", -2, 0, client, 0, 0, 0, "connection", "A container for client connection commands"},
+    {"client", -2, cmd_container, client, 0, 0, 0, "connection", "A container for client connection commands"},
 };
 
 }  // namespace

@@ -15,9 +15,11 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
     std::uint32_t bit;
     std::string_view name;
   };
-  constexpr Name names[] = {{cmd_write, "write"}, {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
-                            {cmd_admin, "admin"}, {cmd_no_auth, "no_auth"},   {cmd_loading, "loading"},
-                            {cmd_stale, "stale"}, {cmd_fast, "fast"}};
+  // In Redis's order (commandFlagsToString / COMMAND_FLAG_*).
+  constexpr Name names[] = {{cmd_write, "write"},       {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
+                            {cmd_admin, "admin"},       {cmd_pubsub, "pubsub"},     {cmd_noscript, "noscript"},
+                            {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_fast, "fast"},
+                            {cmd_no_auth, "no_auth"},   {cmd_allow_busy, "allow_busy"}};
   std::size_t n = 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
   ctx.reply.array(n);
@@ -32,13 +34,17 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
   std::string_view group = cmd.group == "string"       ? "@string"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"
-                           : (cmd.flags & cmd_admin) != 0 ? "@admin"
-                                                          : "";
+                           : (cmd.flags & cmd_pubsub) != 0 ? "@pubsub"
+                           : (cmd.flags & cmd_admin) != 0  ? "@admin"
+                                                           : "";
   std::string_view speed = (cmd.flags & cmd_fast) != 0 ? "@fast" : "@slow";
+  // Redis lists @pubsub before the speed and @connection after it.
+  const bool group_last = cmd.group == "connection";
   ctx.reply.array((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
   if (!access.empty()) ctx.reply.simple(access);
-  if (!group.empty()) ctx.reply.simple(group);
+  if (!group.empty() && !group_last) ctx.reply.simple(group);
   ctx.reply.simple(speed);
+  if (!group.empty() && group_last) ctx.reply.simple(group);
 }
 
 void reply_info(CommandContext& ctx, const Command* cmd) {
@@ -108,7 +114,7 @@ void command(CommandContext& ctx) {
 }
 
 constexpr Command commands[] = {
-    {"command", -1, cmd_loading | cmd_stale, command, 0, 0, 0, "server", "Get array of Redis command details"},
+    {"command", -1, cmd_loading | cmd_stale | cmd_container, command, 0, 0, 0, "server", "Get array of Redis command details"},
 };
 
 }  // namespace

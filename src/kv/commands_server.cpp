@@ -87,6 +87,9 @@ void info_stats(CommandContext& ctx, std::string& out) {
   line(out, "expired_keys", ctx.server.store().expired_keys());
   line(out, "keyspace_hits", s.keyspace_hits);
   line(out, "keyspace_misses", s.keyspace_misses);
+  line(out, "pubsub_channels", ctx.server.pubsub().channel_count());
+  line(out, "pubsub_patterns", ctx.server.pubsub().pattern_count());
+  line(out, "pubsubshard_channels", ctx.server.pubsub().shard_channel_count());
 }
 
 void info_keyspace(CommandContext& ctx, std::string& out) {
@@ -131,7 +134,7 @@ void shutdown(CommandContext& ctx) {
 
 constexpr Command commands[] = {
     {"info", -1, cmd_loading | cmd_stale, info, 0, 0, 0, "server", "Get information and statistics about the server"},
-    {"config", -2, cmd_admin, detail::config_command, 0, 0, 0, "server", "A container for server configuration commands"},
+    {"config", -2, cmd_admin | cmd_container, detail::config_command, 0, 0, 0, "server", "A container for server configuration commands"},
     {"shutdown", -1, cmd_admin | cmd_loading | cmd_stale, shutdown, 0, 0, 0, "server", "Stop the server"},
 };
 

@@ -1,10 +1,13 @@
 // duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
+#include <stop_token>
 
 #include "kv/aof/aof_wait_task.hpp"
+#include "kv/push_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
+#include "task/event.hpp"
 #include "task/run.hpp"
 #include "task/sleep.hpp"
 #include "task/task_scope.hpp"
@@ -31,6 +34,52 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
   co_return true;
 }
 
+// One recv for a subscriber, beside its sends: the bytes (or EOF, an error)
+// wait in `in` for the connection's loop, which `wake` calls.
+Task<void> read_once(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, Event& wake, std::stop_token stop) {
+  in.emplace(co_await conn.recv_pooled(std::move(stop)));
+  wake.set();
+}
+
+// A connection that has subscribed spends the rest of its life here; others
+// never get this frame, its event or the second operation. It waits on one
+// event that both a push (PushSignal) and its recv (read_once) set, so a
+// message costs a wake-up and a send: the recv stays pending across pushes,
+// never cancelled and re-armed, and the loop alone runs commands and sends.
+Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
+  Event wake(conn.loop());
+  kv::PushSignal signal(session, wake);
+  TaskScope reader;  // holds the pending recv; joined before the frame goes
+  std::stop_callback link(stop, [&reader] { reader.request_stop(); });
+  std::optional<IoResult<RecvBuffer>> in;
+  bool reading = false;
+  for (;;) {
+    session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
+    if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
+    if (session.closing()) break;
+    if (!session.wants_input()) {
+      session.process();
+      continue;
+    }
+    if (in) {
+      if (!*in) break;  // EOF, an error, or the server stops
+      session.feed((*in)->bytes());
+      in.reset();  // the buffer goes back to the loop
+      reading = false;
+      continue;
+    }
+    if (!reading) {
+      reading = true;
+      reader.spawn(read_once(conn, in, wake, reader.stop_token()));
+    }
+    wake.reset();
+    if (in || session.has_pushes()) continue;  // came in meanwhile
+    if (!co_await wake.wait(stop)) break;      // the server stops
+  }
+  reader.request_stop();
+  co_await reader.join();
+}
+
 Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
   kv::Session session(rt.state(), conn.native_handle());
   for (;;) {
@@ -39,6 +88,10 @@ Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
       session.process();
       continue;
+    }
+    if (session.push_mode()) {
+      co_await serve_subscriber(rt, conn, session, stop);
+      break;
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.

@@ -12,7 +12,8 @@ std::int64_t ServerState::system_now_ms() noexcept {
 }
 
 // Redis's clientsCronHandleTimeout: idle means `now - lastinteraction >
-// maxidletime` in whole seconds. One pass per second is enough at that
+// maxidletime` in whole seconds. A subscriber is never idle (it waits for
+// messages by design), as in Redis. One pass per second is enough at that
 // resolution and keeps a high hz from walking every client hundreds of times a
 // second.
 void ServerState::close_idle_clients(std::int64_t now_ms) {
@@ -21,8 +22,9 @@ void ServerState::close_idle_clients(std::int64_t now_ms) {
   idle_check_s_ = now_s;
   clients_.for_each([&](ClientInfo& c) {
     if (c.close_after_reply || now_s - c.last_active_ms / 1000 <= config_.timeout) return;
+    if (c.subscriber != nullptr && c.subscriber->subscribed()) return;
     c.close_after_reply = true;  // its session runs no more commands
-    if (client_closer_ != nullptr && c.fd >= 0) client_closer_(c.fd);
+    close_client(c.fd);
   });
 }
 

@@ -14,6 +14,8 @@
 //   so the driver's pending recv ends); tests install a recorder.
 // - request_shutdown() (SHUTDOWN) sets a flag and calls the hook a driver
 //   installed to wake its accept loop. Drivers read the flag; nothing here does I/O.
+// - pubsub(): the channels and patterns (kv/pubsub.hpp); close_client(fd)
+//   is how the pub/sub output limit drops a subscriber.
 // - One thread: the event loop that runs the sessions.
 //
 //   ServerState state(ServerConfig{.requirepass = "secret"});
@@ -28,6 +30,7 @@
 
 #include "kv/aof/write_observer.hpp"
 #include "kv/client_registry.hpp"
+#include "kv/pubsub.hpp"
 #include "kv/store.hpp"
 
 namespace duet::kv {
@@ -55,6 +58,13 @@ struct ServerConfig {
   std::string appendfilename = "appendonly.aof";
   int auto_aof_rewrite_percentage = 100;                    // 0 disables automatic rewrites
   std::size_t auto_aof_rewrite_min_size = 64ull * 1024 * 1024;
+  // client-output-buffer-limit (Redis's defaults). Only the pubsub class is
+  // enforced (kv/pubsub.hpp); normal clients get backpressure instead
+  // (client_output_limit) and there are no replicas. The other two classes are
+  // kept so CONFIG GET/SET round-trip as in Redis.
+  OutputLimit normal_limit{};
+  OutputLimit replica_limit{256ull * 1024 * 1024, 64ull * 1024 * 1024, 60};
+  OutputLimit pubsub_limit{32ull * 1024 * 1024, 8ull * 1024 * 1024, 60};
 };
 
 struct ServerStats {
@@ -79,6 +89,8 @@ class ServerState {
   [[nodiscard]] const ServerConfig& config() const noexcept { return config_; }
   [[nodiscard]] ServerStats& stats() noexcept { return stats_; }
   [[nodiscard]] ClientRegistry& clients() noexcept { return clients_; }
+  [[nodiscard]] PubSub& pubsub() noexcept { return pubsub_; }
+  [[nodiscard]] const PubSub& pubsub() const noexcept { return pubsub_; }
   [[nodiscard]] bool requires_auth() const noexcept { return !config_.requirepass.empty(); }
 
   [[nodiscard]] std::int64_t now_ms() const { return clock_ ? clock_() : system_now_ms(); }
@@ -107,6 +119,10 @@ class ServerState {
   using ClientCloser = void (*)(int fd);
   void set_client_closer(ClientCloser closer) noexcept { client_closer_ = closer; }
   void close_idle_clients(std::int64_t now_ms);
+  // Hands fd to the closer (if any): its driver's pending I/O then ends.
+  void close_client(int fd) const {
+    if (client_closer_ != nullptr && fd >= 0) client_closer_(fd);
+  }
 
   // Write propagation (the AOF): Session calls it around every cmd_write command.
   [[nodiscard]] WriteObserver* write_observer() const noexcept { return write_observer_; }
@@ -117,6 +133,7 @@ class ServerState {
   ServerStats stats_;
   Store store_;
   ClientRegistry clients_;
+  PubSub pubsub_;  // after clients_: subscribers unlink from it as their sessions end
   std::function<std::int64_t()> clock_;
   std::function<void()> shutdown_hook_;
   WriteObserver* write_observer_ = nullptr;

@@ -100,6 +100,7 @@ void Session::process() {
 // used. Stops at an unfinished command, a protocol error (the connection then
 // closes) or a full output buffer (blocked_).
 std::size_t Session::run_commands(std::string_view input) {
+  if (client_.subscriber != nullptr) [[unlikely]] collect_pushes();  // pushes that came first go first
   const std::int64_t now = server_.now_ms();
   const ServerConfig& config = server_.config();
   // Every read counts as activity, a partial command too, as Redis's
@@ -169,6 +170,11 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     ctx.reply.error("OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
+  if (client_.subscriber != nullptr && client_.subscriber->subscribed() && (cmd->flags & cmd_subscribed_ok) == 0)
+      [[unlikely]] {
+    reject_in_subscribed(argv);
+    return;
+  }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
   WriteObserver* observer = (cmd->flags & cmd_write) != 0 ? server_.write_observer() : nullptr;
   const std::size_t reply_start = out_.size();
@@ -176,6 +182,44 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
   cmd->handler(ctx);
   if (observer != nullptr) observer->after_write(*cmd, ctx, std::string_view(out_).substr(reply_start));
   ++server_.stats().commands_processed;
+}
+
+bool Session::has_pushes() const noexcept {
+  return client_.subscriber != nullptr && !client_.subscriber->queue().empty();
+}
+
+// The only place pushed bytes reach out_: called by the driver when no send is
+// in flight, and by run_commands (which runs only then too).
+void Session::collect_pushes() {
+  if (client_.subscriber == nullptr) return;
+  std::string& queue = client_.subscriber->queue();
+  if (queue.empty()) return;
+  if (out_.empty()) {
+    out_.swap(queue);  // the common case: no copy; the queue keeps out_'s old capacity
+  } else {
+    out_.append(queue);
+    queue.clear();
+  }
+  if (queue.capacity() > keep_buffer_bytes) std::string().swap(queue);
+  client_.output_buffer = out_.size();
+}
+
+void Session::set_push_waker(Subscriber::Waker waker, void* context) noexcept {
+  if (client_.subscriber != nullptr) client_.subscriber->set_waker(waker, context);
+}
+
+// Redis's processCommand in a RESP2 subscribed context; the command is named
+// by its full name ("config|get"), lower case, as Redis 7.0 names it.
+void Session::reject_in_subscribed(std::span<const std::string_view> argv) {
+  const Command* cmd = find_command(argv[0]);
+  std::string name;
+  detail::append_lower(name, cmd->name);
+  if (argv.size() >= 2 && (cmd->flags & cmd_container) != 0) {
+    name.push_back('|');
+    detail::append_lower(name, argv[1]);
+  }
+  Reply(out_).error("ERR Can't execute '" + name +
+                    "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
 }
 
 void Session::reject_unknown(std::span<const std::string_view> argv) {

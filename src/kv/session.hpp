@@ -16,6 +16,12 @@
 // - Backpressure: commands stop running while output() holds more than
 //   config.client_output_limit bytes; wants_input() is then false and the driver
 //   should send, then call process() (not recv) until wants_input() is true.
+// - Pub/sub (kv/pubsub.hpp): once the client has subscribed, push_mode() is
+//   true for the rest of its life and publishers append to its queue, never to
+//   output(), so a push cannot move bytes a send is reading. The driver then
+//   also waits for pushes: set_push_waker() installs what a push calls, and
+//   collect_pushes() — between sends only — appends the queue to output().
+//   Commands collect it too before they run, so replies stay in order.
 // - The session registers its ClientInfo in the server's registry for its whole
 //   life (CLIENT LIST). One thread: the one running the server state.
 //
@@ -60,6 +66,11 @@ class Session {
   [[nodiscard]] bool closing() const noexcept { return client_.close_after_reply; }
   [[nodiscard]] bool wants_input() const noexcept { return !closing() && !blocked_; }
 
+  [[nodiscard]] bool push_mode() const noexcept { return client_.subscriber != nullptr; }
+  [[nodiscard]] bool has_pushes() const noexcept;
+  void collect_pushes();
+  void set_push_waker(Subscriber::Waker waker, void* context) noexcept;
+
   [[nodiscard]] ClientInfo& client() noexcept { return client_; }
   [[nodiscard]] const ClientInfo& client() const noexcept { return client_; }
 
@@ -69,6 +80,7 @@ class Session {
   void note_buffers() noexcept;
   void execute(std::span<const std::string_view> argv, std::int64_t now);
   void reject_unknown(std::span<const std::string_view> argv);
+  void reject_in_subscribed(std::span<const std::string_view> argv);
 
   ServerState& server_;
   ClientInfo client_;

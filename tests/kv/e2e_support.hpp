@@ -142,8 +142,11 @@ class ServerProcess {
 // A blocking loopback client with timeouts.
 class Client {
  public:
-  explicit Client(int port) {
+  // rcvbuf > 0 sets SO_RCVBUF before connecting (a small window: a client
+  // that does not read stops the server's sends sooner).
+  explicit Client(int port, int rcvbuf = 0) {
     fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (rcvbuf > 0) ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_port = htons(static_cast<std::uint16_t>(port));

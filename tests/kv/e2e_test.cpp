@@ -6,29 +6,14 @@
 #include <thread>
 
 #include "e2e_support.hpp"
+#include "e2e_target.hpp"
 #include "kv_test_util.hpp"
 
 using kve2e::Client;
 using kve2e::ServerProcess;
+using kve2e::Target;
+using kve2e::pick_target;
 using kvtest::resp;
-
-namespace {
-
-struct Target {
-  std::string exe;
-  std::string backend;
-};
-
-Target pick_target() {
-  const char* env = nullptr;
-  std::string voice = GENERATE(as<std::string>{}, "DUET_KV_STACKLESS", "DUET_KV_STACKFUL");
-  std::string backend = GENERATE(as<std::string>{}, "io_uring", "epoll");
-  env = std::getenv(voice.c_str());
-  if (env == nullptr) FAIL("set " << voice << " to the executable's path (meson test does)");
-  return {env, backend};
-}
-
-}  // namespace
 
 TEST_CASE("redis-cli talks to the server", "[kv][e2e]") {
   Target t = pick_target();
