@@ -85,27 +85,59 @@ void EventLoop::fulfil(IoOp& op, int res) noexcept {
 
 // Off the owner thread. The thread's own io_uring loop can put a CQE straight
 // into ours (wake_peer); from anywhere else, the eventfd.
+// push_message says true to one sender per sleep of ours: that one wakes us,
+// now or (inside a turn of its own loop) at the end of that turn. Until then
+// our flag stays clear, so the rest of its burst adds no wake-up.
 void EventLoop::send(LoopMessage& msg) noexcept {
+  if (message_counter_ != nullptr) message_counter_->fetch_add(1, std::memory_order_relaxed);
   if (!poller_->push_message(msg)) return;
   message_wakes_.fetch_add(1, std::memory_order_relaxed);
   EventLoop* here = thread_loop;
+  if (here != nullptr && here != this && here->turning_) {
+    try {
+      here->wake_later_.push_back(this);
+      return;
+    } catch (...) {  // no memory for the list: wake now
+    }
+  }
+  wake_from_here(here);
+}
+
+void EventLoop::wake_from_here(EventLoop* here) noexcept {
   if (here != nullptr && here != this && here->poller_->wake_peer(*poller_)) return;
   poller_->wake();
 }
 
 std::size_t EventLoop::run_once() {
   DUET_OWNER_ONLY("run_once");
-  return poller_->turn(Clock::time_point::min());
+  return turn(Clock::time_point::min());
 }
 std::size_t EventLoop::run_once(Clock::time_point deadline) {
   DUET_OWNER_ONLY("run_once");
-  return poller_->turn(deadline);
+  return turn(deadline);
 }
 
 void EventLoop::run() {
   DUET_OWNER_ONLY("run");
-  while (!stop_requested()) poller_->turn(forever);
+  while (!stop_requested()) turn(forever);
   reset_stop();
+}
+
+// Sends made during the turn (by the callbacks and tasks it runs) wake their
+// targets at its end, once each. Whatever may block comes after the flush.
+std::size_t EventLoop::turn(Clock::time_point deadline) {
+  turning_ = true;
+  const std::size_t delivered = poller_->turn(deadline);
+  turning_ = false;
+  flush_wakes();
+  messages_run_ += poller_->take_drained();
+  if (turn_hook_ != nullptr) turn_hook_(turn_ctx_);
+  return delivered;
+}
+
+void EventLoop::flush_wakes() noexcept {
+  for (std::size_t i = 0; i < wake_later_.size(); ++i) wake_later_[i]->wake_from_here(this);
+  wake_later_.clear();
 }
 
 // The store happens before the eventfd write, and the loop re-checks the flag

@@ -32,6 +32,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "io/backend.hpp"
 #include "io/io_op.hpp"
@@ -101,10 +103,12 @@ class EventLoop {
 
   // Any thread: msg.run_ runs on this loop's thread in a later turn (see
   // loop_message.hpp), in send order per sending thread. Wakes the loop only
-  // if it may be asleep, so a burst of sends costs one wake-up: from another
-  // io_uring loop's thread by IORING_OP_MSG_RING where the kernel has it,
-  // else by the eventfd. Each turn runs up to 1024 messages, before its
-  // completions are delivered.
+  // if it may be asleep: from another io_uring loop's thread by
+  // IORING_OP_MSG_RING where the kernel has it, else by the eventfd. Sent from
+  // inside a turn of the calling thread's own loop (a task or a callback on
+  // it), the wake-up waits for the end of that turn: a burst of sends from
+  // one turn costs one wake-up per target loop (seastar batches the same way).
+  // Each turn runs up to 1024 messages, before its completions are delivered.
   void send(LoopMessage& msg) noexcept;
   // A remote op: op goes in flight with no kernel part, and completes (its
   // complete_ runs from a turn, as for any op) only after fulfil(op, res),
@@ -151,6 +155,18 @@ class EventLoop {
 
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;
+  // For a group of loops that must tell when all of them are quiet (a
+  // ShardSet stopping): every send() to this loop adds 1 to *counter before it
+  // queues the message; take_messages_run() says how many messages the turns
+  // ran since the last call (the owner subtracts them when it sees fit), and
+  // on_turn(fn, ctx) runs fn(ctx) at the end of every turn. Owner thread, set
+  // before other threads send.
+  void count_messages(std::atomic<std::int64_t>* counter) noexcept { message_counter_ = counter; }
+  void on_turn(void (*fn)(void*), void* ctx) noexcept {
+    turn_hook_ = fn;
+    turn_ctx_ = ctx;
+  }
+  [[nodiscard]] std::uint64_t take_messages_run() noexcept { return std::exchange(messages_run_, 0); }
   // Wake-ups that send() had to make (for tests and benchmarks). Any thread.
   [[nodiscard]] std::uint64_t message_wakes() const noexcept {
     return message_wakes_.load(std::memory_order_relaxed);
@@ -163,10 +179,19 @@ class EventLoop {
 
  private:
   void check_owner(const char* call) const noexcept;
+  std::size_t turn(Clock::time_point deadline);
+  void wake_from_here(EventLoop* here) noexcept;
+  void flush_wakes() noexcept;
 
   Backend backend_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> message_wakes_{0};
+  std::atomic<std::int64_t>* message_counter_ = nullptr;
+  std::uint64_t messages_run_ = 0;
+  void (*turn_hook_)(void*) = nullptr;
+  void* turn_ctx_ = nullptr;
+  bool turning_ = false;                // inside turn(): sends defer their wake-ups
+  std::vector<EventLoop*> wake_later_;  // loops to wake at the end of this turn
   const void* owner_;  // a thread-local's address on the owner thread
   std::unique_ptr<detail::Poller> poller_;
 };

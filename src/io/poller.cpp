@@ -133,6 +133,7 @@ std::size_t Poller::drain_inbox() noexcept {
     msg->run_(msg);
     ++count;
   }
+  drained_ += count;
   return count;
 }
 

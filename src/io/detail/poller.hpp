@@ -26,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "io/backend.hpp"
 #include "io/detail/op_queue.hpp"
@@ -90,6 +91,8 @@ class Poller {
   // Runs the queued messages (up to inbox_budget); loop thread only.
   std::size_t drain_inbox() noexcept;
   [[nodiscard]] bool inbox_empty() const noexcept { return inbox_.empty(); }
+  // Messages drain_inbox ran since the last call.
+  std::size_t take_drained() noexcept { return std::exchange(drained_, 0); }
 
   // OpKind::recv_pooled: the owner gives a buffer back (EventLoop's contract).
   virtual void release_recv_buffer(std::uint16_t id) noexcept = 0;
@@ -137,6 +140,7 @@ class Poller {
   OpQueue posted_;      // EventLoop::post results, delivered after the snapshot
   std::size_t in_flight_ = 0;
   MpscQueue inbox_;                     // LoopMessages from any thread
+  std::size_t drained_ = 0;
   alignas(64) std::atomic<bool> sleeping_{false};  // set by the loop around a blocking wait
 };
 
