@@ -125,7 +125,9 @@ void EventLoop::run() {
 
 // Sends made during the turn (by the callbacks and tasks it runs) wake their
 // targets at its end, once each. Whatever may block comes after the flush.
+// The hook runs before (to see what fibers did between turns) and after.
 std::size_t EventLoop::turn(Clock::time_point deadline) {
+  if (turn_hook_ != nullptr) turn_hook_(turn_ctx_);  // sees what ran between turns (fibers)
   turning_ = true;
   const std::size_t delivered = poller_->turn(deadline);
   turning_ = false;

@@ -159,7 +159,7 @@ class EventLoop {
   // ShardSet stopping): every send() to this loop adds 1 to *counter before it
   // queues the message; take_messages_run() says how many messages the turns
   // ran since the last call (the owner subtracts them when it sees fit), and
-  // on_turn(fn, ctx) runs fn(ctx) at the end of every turn. Owner thread, set
+  // on_turn(fn, ctx) runs fn(ctx) at the start and at the end of every turn. Owner thread, set
   // before other threads send.
   void count_messages(std::atomic<std::int64_t>* counter) noexcept { message_counter_ = counter; }
   void on_turn(void (*fn)(void*), void* ctx) noexcept {

@@ -42,6 +42,10 @@ struct PoolJob {
   State state_ = State::idle;  // the pool's, under its mutex
 };
 
+// What offload does when the pool's queue is full: wait for room (the
+// caller stays suspended: back-pressure) or fail at once.
+enum class WhenFull : unsigned char { wait, fail };
+
 struct BlockingPoolOptions {
   std::size_t threads = 4;
   std::size_t queue_capacity = 1024;

@@ -39,7 +39,6 @@
 
 namespace duet {
 
-enum class WhenFull : unsigned char { wait, fail };
 
 template <typename F>
 class [[nodiscard]] OffloadAwaiter {
