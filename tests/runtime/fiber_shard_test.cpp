@@ -150,3 +150,25 @@ TEST_CASE("a fiber's offload cancelled before it starts never runs; a full queue
   CHECK_FALSE(cancelled_ran);
   CHECK(waited == 5);
 }
+
+// guide:begin shard_fiber
+int many_cores_with_fibers(duet::Backend backend) {
+  int total = 0;
+  duet::ShardSet set({.shards = 2, .backend = backend}, duet::fiber::shard_runner());
+  duet::fiber::spawn_on(set.shard(0), [&] {
+    // Blocks this fiber (not shard 0's thread) until fn has run on a fiber of shard 1.
+    int n = duet::fiber::on(set.shard(1), [] {
+      duet::fiber::sleep_for(1ms);  // fn may block: it has a fiber of its own there
+      return 40;
+    });
+    duet::IoResult<int> m = duet::fiber::offload([] { return 2; });  // on the blocking pool
+    total = n + m.value();
+  });
+  set.stop();
+  return total;
+}
+// guide:end
+
+TEST_CASE("the guide's many-cores snippet for fibers runs", "[shard_fiber]") {
+  CHECK(many_cores_with_fibers(any_backend()) == 42);
+}

@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <csignal>
+#include <cstdio>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
@@ -225,4 +227,24 @@ TEST_CASE("the calling thread can be shard 0", "[shard]") {
 TEST_CASE("a set that cannot start its loops throws from its constructor", "[shard]") {
   CHECK_THROWS_AS(duet::ShardSet({.shards = 2, .backend = duet::Backend::epoll, .cpus = {99999}}),
                   std::system_error);
+}
+
+TEST_CASE("debug builds stop a loop used off its owner thread", "[shard]") {
+#ifdef NDEBUG
+  SUCCEED("release build: the owner-thread check is compiled out");
+#else
+  // A death test: the child process aborts, the parent reads how it ended.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::freopen("/dev/null", "w", stderr);  // the check's message is expected
+    duet::EventLoop loop(duet::Backend::epoll);
+    std::thread([&] { loop.run_once(); }).join();
+    ::_exit(0);  // not reached when the check works
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+#endif
 }

@@ -1,5 +1,7 @@
 // The stackless voice across shards: resume_on, on, spawn_on, on both backends.
+#include <algorithm>
 #include <atomic>
+#include <memory>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <stdexcept>
@@ -7,6 +9,9 @@
 #include <thread>
 
 #include "runtime/shard_set.hpp"
+#include "task/channel.hpp"
+#include "task/event.hpp"
+#include "task/offload.hpp"
 #include "task/on_shard.hpp"
 #include "task/resume_on.hpp"
 #include "task/sleep.hpp"
@@ -112,4 +117,63 @@ TEST_CASE("stop waits for calls between shards that are in flight", "[shard]") {
   std::this_thread::sleep_for(5ms);
   set.stop();
   CHECK(done == 30);
+}
+
+// The coordination types are single-loop (their fast path pays no atomics);
+// between shards a value or a wait travels through on(): the Channel and the
+// Event stay on their owner shard, and the caller's task waits there.
+TEST_CASE("a Channel and an Event owned by one shard serve tasks of another through on()", "[shard]") {
+  duet::ShardSet set({.shards = 2, .backend = any_backend()});
+  std::unique_ptr<duet::Channel<int>> channel;  // lives on shard 1
+  std::unique_ptr<duet::Event> ready;           // lives on shard 1
+  std::atomic<int> sum{0};
+  std::atomic<bool> waited{false};
+  duet::sync_wait(duet::on(set.shard(1), [&]() -> duet::Task<> {
+    channel = std::make_unique<duet::Channel<int>>(duet::this_shard()->loop(), 4);
+    ready = std::make_unique<duet::Event>(duet::this_shard()->loop());
+    co_return;
+  }));
+  duet::spawn_on(set.shard(1), [&]() -> duet::Task<> {  // the consumer, on the channel's shard
+    for (int i = 0; i < 100; ++i) sum += (co_await channel->recv()).value();
+    ready->set();
+  });
+  duet::spawn_on(set.shard(0), [&]() -> duet::Task<> {  // the producer, on another shard
+    for (int i = 0; i < 100; ++i) {
+      co_await duet::on(set.shard(1), [&, i]() -> duet::Task<> { (void)co_await channel->send(i); });
+    }
+    co_await duet::on(set.shard(1), [&]() -> duet::Task<> { (void)co_await ready->wait(); });
+    waited = shard_id() == 0;
+    co_await duet::on(set.shard(1), [&]() -> duet::Task<> {  // they die on their own shard
+      channel.reset();
+      ready.reset();
+      co_return;
+    });
+  });
+  set.stop();
+  CHECK(sum == 4950);
+  CHECK(waited);
+}
+
+// guide:begin shard_task
+duet::Task<int> count_words(std::string text) {  // runs on whichever shard awaits it
+  co_return static_cast<int>(std::count(text.begin(), text.end(), ' ') + 1);
+}
+
+int many_cores_with_tasks(duet::Backend backend) {
+  int words = 0;
+  duet::ShardSet set({.shards = 2, .backend = backend});  // two threads, a loop each
+  duet::spawn_on(set.shard(0), [&]() -> duet::Task<> {
+    // Run a task on shard 1; the value (or exception) comes back here, on shard 0.
+    words = co_await duet::on(set.shard(1), [] { return count_words("one two three"); });
+    // Blocking work goes to the pool, never to a loop thread.
+    duet::IoResult<int> n = co_await duet::offload([] { return 6 * 7; });
+    words += n.value();
+  });
+  set.stop();  // drains every shard's work, joins, rethrows a shard's exception
+  return words;
+}
+// guide:end
+
+TEST_CASE("the guide's many-cores snippet for tasks runs", "[shard]") {
+  CHECK(many_cores_with_tasks(any_backend()) == 45);
 }
