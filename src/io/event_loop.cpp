@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <thread>
 
 #include "io/detail/poller.hpp"
 
@@ -35,6 +36,9 @@ EventLoop::EventLoop(Backend backend, LoopOptions options)
 // Messages still queued run first (a heap message frees itself in run_), so
 // that none is lost; the ops they start count as in flight below.
 EventLoop::~EventLoop() {
+  // A sender that has queued its message may not be done with us yet (the
+  // wake-up follows the push): wait until the last one has left.
+  while (senders_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   while (!poller_->inbox_empty()) poller_->drain_inbox();
   if (poller_->in_flight() != 0) {
     std::fprintf(stderr, "duet: EventLoop destroyed with %zu operation(s) in flight\n", poller_->in_flight());
@@ -88,9 +92,19 @@ void EventLoop::fulfil(IoOp& op, int res) noexcept {
 // push_message says true to one sender per sleep of ours: that one wakes us,
 // now or (inside a turn of its own loop) at the end of that turn. Until then
 // our flag stays clear, so the rest of its burst adds no wake-up.
+//
+// Once the message is queued its run may end our owner's use of us (a
+// ShardSet finishing, a waiter destroying its loop), while this sender still
+// has the wake-up to do: senders_ counts the senders not yet done with us,
+// and the destructor waits for zero. A deferred wake-up keeps its count until
+// the flush.
 void EventLoop::send(LoopMessage& msg) noexcept {
+  senders_.fetch_add(1, std::memory_order_relaxed);  // ordered before the push's release
   if (message_counter_ != nullptr) message_counter_->fetch_add(1, std::memory_order_relaxed);
-  if (!poller_->push_message(msg)) return;
+  if (!poller_->push_message(msg)) {
+    senders_.fetch_sub(1, std::memory_order_release);
+    return;
+  }
   message_wakes_.fetch_add(1, std::memory_order_relaxed);
   EventLoop* here = thread_loop;
   if (here != nullptr && here != this && here->turning_) {
@@ -101,6 +115,7 @@ void EventLoop::send(LoopMessage& msg) noexcept {
     }
   }
   wake_from_here(here);
+  senders_.fetch_sub(1, std::memory_order_release);
 }
 
 void EventLoop::wake_from_here(EventLoop* here) noexcept {
@@ -138,7 +153,11 @@ std::size_t EventLoop::turn(Clock::time_point deadline) {
 }
 
 void EventLoop::flush_wakes() noexcept {
-  for (std::size_t i = 0; i < wake_later_.size(); ++i) wake_later_[i]->wake_from_here(this);
+  for (std::size_t i = 0; i < wake_later_.size(); ++i) {
+    EventLoop* target = wake_later_[i];
+    target->wake_from_here(this);
+    target->senders_.fetch_sub(1, std::memory_order_release);
+  }
   wake_later_.clear();
 }
 

@@ -186,6 +186,7 @@ class EventLoop {
   Backend backend_;
   std::atomic<bool> stop_{false};
   std::atomic<std::uint64_t> message_wakes_{0};
+  std::atomic<std::uint32_t> senders_{0};  // send() calls not yet done with this loop
   std::atomic<std::int64_t>* message_counter_ = nullptr;
   std::uint64_t messages_run_ = 0;
   void (*turn_hook_)(void*) = nullptr;
