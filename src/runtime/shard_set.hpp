@@ -6,7 +6,8 @@
 //   pinned to cpus[i % cpus.size()] when cpus is not empty, each running the
 //   runner's loop (ShardRunner: plain loops, or fiber schedulers); it returns
 //   once every started shard's loop exists, or throws the first failure
-//   (std::system_error: no ring, no pinning) after stopping the rest.
+//   (std::system_error: no ring, no pinning) after stopping the rest. With
+//   calling_thread and cpus, run() pins the calling thread too (for good).
 // - Shards talk only by message: shard(i).post(fn) / send(msg) from any
 //   thread (shard.hpp); task/on_shard.hpp and stackful/on_shard.hpp build
 //   calls with results on it.
