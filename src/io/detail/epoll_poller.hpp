@@ -2,7 +2,7 @@
 //
 // Contract: Poller's. Every fd is registered once, edge-triggered, the first time
 // an op on it has to wait; close_fd unregisters it and cancels what waits on
-// it. Loop thread only, except wake().
+// it. Loop thread only, except wake() and push_message().
 //
 //   EpollPoller p;  p.submit(op);  p.turn(Clock::now() + 10ms);
 #pragma once
