@@ -1,4 +1,5 @@
-// duet — umbrella header: the stackless voice and the I/O layer it stands on.
+// duet — umbrella header: the stackless voice, the I/O layer it stands on and
+// the runtime of many cores (ShardSet, BlockingPool) with its stackless calls.
 // The stackful voice has its own headers under stackful/ (scheduler.hpp,
 // tcp_stream.hpp, ...), so a program pulls in only the voice it uses; the
 // bridge between the two (stackful/run_on_fiber.hpp: a task co_awaits a function
@@ -15,10 +16,16 @@
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
 #include "io/mutex_guard.hpp"
+#include "runtime/blocking_pool.hpp"
+#include "runtime/shard.hpp"
+#include "runtime/shard_set.hpp"
 #include "task/channel.hpp"
 #include "task/event.hpp"
 #include "task/latch.hpp"
 #include "task/mutex.hpp"
+#include "task/offload.hpp"
+#include "task/on_shard.hpp"
+#include "task/resume_on.hpp"
 #include "task/run.hpp"
 #include "task/semaphore.hpp"
 #include "task/sleep.hpp"

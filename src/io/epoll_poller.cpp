@@ -26,7 +26,8 @@
 // expired per-op timeout unparks the op and completes it with -ETIMEDOUT.
 //
 // Wake-ups: an eventfd registered level-triggered; wake() writes 1 to it, which is
-// async-signal-safe; the turn drains it.
+// async-signal-safe; the turn drains it. A message from another thread writes
+// it only when the loop announced it may sleep (Poller::may_sleep).
 //
 // OpKind::recv_pooled's buffers and its starved queue: epoll_recv_pool.cpp.
 // How an op leaves early (timeout, cancel, abandon, close_fd): epoll_cancel.cpp.
@@ -292,7 +293,8 @@ std::size_t EpollPoller::turn(Clock::time_point deadline) {
     polled_last_ = true;
   }
   if (!timers_.empty()) expire_timers(Clock::now());
-  return deliver();
+  const std::size_t messages = drain_inbox();
+  return messages + deliver();
 }
 
 void EpollPoller::poll(Clock::time_point deadline) {
@@ -308,7 +310,13 @@ void EpollPoller::poll(Clock::time_point deadline) {
     ts.tv_nsec = static_cast<long>(ns % 1'000'000'000);
     wait = &ts;
   }
+  const bool blocks = wait == nullptr || ts.tv_sec != 0 || ts.tv_nsec != 0;
+  if (blocks && !may_sleep()) {  // a message waits in the inbox: only look
+    ts = timespec{};
+    wait = &ts;
+  }
   const int n = wait_for_events(wait);
+  if (blocks) awake();
   if (n < 0 && errno != EINTR) throw_errno("epoll_wait");
   for (int i = 0; i < n; ++i) dispatch(events_[static_cast<std::size_t>(i)]);
 }

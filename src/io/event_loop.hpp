@@ -5,9 +5,12 @@
 //   backend is picked once, at construction, from a run-time Backend value.
 //   Construction throws std::system_error when the kernel resource cannot be made
 //   (for io_uring: ENOSYS, EPERM, ...); catch it to fall back to Backend::epoll.
-// - Thread rule: submit/cancel/abandon/run*/close_fd/forget_fd only on the thread that runs
-//   the loop. wake() and stop() from any thread, and from a signal handler
-//   (they are an atomic store and an eventfd write).
+// - Thread rule: the loop belongs to the thread that constructs it (its owner;
+//   io_uring's SINGLE_ISSUER needs that too). submit/start/cancel/abandon/post/
+//   expect/fulfil/run*/close_fd/forget_fd/release_recv_buffer only there: debug
+//   builds (no NDEBUG) check it and abort with a message naming the call.
+//   wake() and stop() from any thread, and from a signal handler (an atomic
+//   store and an eventfd write); send(msg) from any thread (not a handler).
 // - Completions are delivered only from run_once/run: submit never calls back.
 //   A turn = push prepared work to the kernel (one io_uring_enter) and collect
 //   what finished, then call every finished op's complete_.
@@ -20,6 +23,7 @@
 //   loop.submit(op);                        // op: an IoOp with complete_ set
 //   while (!done) loop.run_once(duet::EventLoop::forever);
 //   std::thread([&] { loop.stop(); });      // loop.run() returns soon after
+//   std::thread([&] { loop.send(msg); });   // msg.run_ runs in a turn of loop
 #pragma once
 
 #include <atomic>
@@ -28,9 +32,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
+#include <vector>
 
 #include "io/backend.hpp"
 #include "io/io_op.hpp"
+#include "io/loop_message.hpp"
 
 namespace duet {
 
@@ -94,6 +101,24 @@ class EventLoop {
   // NOP per wake-up would cost a kernel round trip. op must not be in flight.
   void post(IoOp& op, int res) noexcept;
 
+  // Any thread: msg.run_ runs on this loop's thread in a later turn (see
+  // loop_message.hpp), in send order per sending thread. Wakes the loop only
+  // if it may be asleep: from another io_uring loop's thread by
+  // IORING_OP_MSG_RING where the kernel has it, else by the eventfd. Sent from
+  // inside a turn of the calling thread's own loop (a task or a callback on
+  // it), the wake-up waits for the end of that turn: a burst of sends from
+  // one turn costs one wake-up per target loop (seastar batches the same way).
+  // Each turn runs up to 1024 messages, before its completions are delivered.
+  void send(LoopMessage& msg) noexcept;
+  // A remote op: op goes in flight with no kernel part, and completes (its
+  // complete_ runs from a turn, as for any op) only after fulfil(op, res),
+  // which the owner calls from a message another thread sent to this loop.
+  // So a fiber or task waiting for another thread's answer counts as work in
+  // flight. cancel() ignores it; abandon() runs the inbox until the answer
+  // has come (a reply that can never come hangs there: do not abandon it).
+  void expect(IoOp& op) noexcept;
+  void fulfil(IoOp& op, int res) noexcept;
+
   // One turn without blocking. Returns the number of completions delivered.
   std::size_t run_once();
   // One turn that waits until at least one completion, a wake() or deadline.
@@ -130,10 +155,44 @@ class EventLoop {
 
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;
+  // For a group of loops that must tell when all of them are quiet (a
+  // ShardSet stopping): every send() to this loop adds 1 to *counter before it
+  // queues the message; take_messages_run() says how many messages the turns
+  // ran since the last call (the owner subtracts them when it sees fit), and
+  // on_turn(fn, ctx) runs fn(ctx) at the start and at the end of every turn. Owner thread, set
+  // before other threads send.
+  void count_messages(std::atomic<std::int64_t>* counter) noexcept { message_counter_ = counter; }
+  void on_turn(void (*fn)(void*), void* ctx) noexcept {
+    turn_hook_ = fn;
+    turn_ctx_ = ctx;
+  }
+  [[nodiscard]] std::uint64_t take_messages_run() noexcept { return std::exchange(messages_run_, 0); }
+  // Wake-ups that send() had to make (for tests and benchmarks). Any thread.
+  [[nodiscard]] std::uint64_t message_wakes() const noexcept {
+    return message_wakes_.load(std::memory_order_relaxed);
+  }
+  // The first loop constructed on the calling thread that is still alive, or
+  // nullptr: where a task or fiber on this thread gets its answers delivered.
+  [[nodiscard]] static EventLoop* current() noexcept;
+  // True on the loop's owner thread.
+  [[nodiscard]] bool on_owner_thread() const noexcept;
 
  private:
+  void check_owner(const char* call) const noexcept;
+  std::size_t turn(Clock::time_point deadline);
+  void wake_from_here(EventLoop* here) noexcept;
+  void flush_wakes() noexcept;
+
   Backend backend_;
   std::atomic<bool> stop_{false};
+  std::atomic<std::uint64_t> message_wakes_{0};
+  std::atomic<std::int64_t>* message_counter_ = nullptr;
+  std::uint64_t messages_run_ = 0;
+  void (*turn_hook_)(void*) = nullptr;
+  void* turn_ctx_ = nullptr;
+  bool turning_ = false;                // inside turn(): sends defer their wake-ups
+  std::vector<EventLoop*> wake_later_;  // loops to wake at the end of this turn
+  const void* owner_;  // a thread-local's address on the owner thread
   std::unique_ptr<detail::Poller> poller_;
 };
 

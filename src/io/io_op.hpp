@@ -56,7 +56,9 @@ enum class OpKind : std::uint8_t {
 
 namespace detail {
 // Where an op is, from the loop's point of view. Owned by the loop.
-enum class OpState : std::uint8_t { idle, queued, in_kernel, waiting, done };
+// remote: in flight with no kernel part, finished by EventLoop::fulfil (a reply
+// from another thread, delivered through the loop's inbox).
+enum class OpState : std::uint8_t { idle, queued, in_kernel, waiting, remote, done };
 }  // namespace detail
 
 struct IoOp {

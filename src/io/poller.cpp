@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "io/detail/epoll_poller.hpp"
@@ -101,6 +102,64 @@ void Poller::complete(IoOp& op) noexcept {
   op.state_ = OpState::done;
   --in_flight_;
   op.complete_(&op, op.res_);
+}
+
+// The wake rule, a Dekker pair: the sender stores (push's exchange on the
+// inbox) then loads sleeping_; the loop stores sleeping_ then loads the inbox
+// (empty). With a seq_cst fence between each store and load, at least one side
+// sees the other's store: either the loop finds the message and does not
+// block, or the sender finds the flag and wakes it. The exchange clears the
+// flag, so the other senders of a burst skip the wake-up: one per burst.
+bool Poller::push_message(LoopMessage& msg) noexcept {
+  inbox_.push(msg);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  return sleeping_.load(std::memory_order_relaxed) && sleeping_.exchange(false, std::memory_order_acq_rel);
+}
+
+bool Poller::may_sleep() noexcept {
+  sleeping_.store(true, std::memory_order_relaxed);
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (inbox_.empty()) return true;
+  awake();
+  return false;
+}
+
+std::size_t Poller::drain_inbox() noexcept {
+  std::size_t count = 0;
+  while (count < inbox_budget) {
+    MpscNode* node = inbox_.pop();
+    if (node == nullptr) break;
+    auto* msg = static_cast<LoopMessage*>(node);
+    msg->run_(msg);
+    ++count;
+  }
+  drained_ += count;
+  return count;
+}
+
+void Poller::expect(IoOp& op) noexcept {
+  started(op);
+  op.state_ = OpState::remote;
+}
+
+// From a message's run_, so on the loop's thread: the op joins the posted
+// results, delivered by this turn's deliver() (drain_inbox runs before it).
+void Poller::fulfil(IoOp& op, int res) noexcept {
+  op.res_ = res;
+  op.state_ = OpState::queued;
+  posted_.push_back(op);
+}
+
+// The reply is another thread's to send: run the inbox until it has come. A
+// message pushed while we look may be half linked (pop says nothing yet), so
+// this polls with a yield rather than sleeping on the wake-up.
+int Poller::abandon_remote(IoOp& op) noexcept {
+  while (op.state_ == OpState::remote) {
+    drain_inbox();
+    if (op.state_ == OpState::remote) std::this_thread::yield();
+  }
+  take_finished(op);
+  return op.res_;
 }
 
 std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options) {

@@ -22,7 +22,10 @@
 // timespec at submission, and the op itself outlives its own CQE.
 //
 // Wake-ups: a read of an eventfd is always in flight; wake() writes the eventfd
-// from any thread or a signal handler, which completes that read.
+// from any thread or a signal handler, which completes that read. Another
+// io_uring loop's thread wakes us with IORING_OP_MSG_RING instead (wake_peer,
+// where the kernel has it): a CQE lands in our ring and ends the wait. Either
+// happens only when the loop announced it may sleep (Poller::may_sleep).
 //
 // OpKind::recv_pooled's provided-buffer ring and starved queue: uring_recv_pool.cpp.
 #include "io/detail/uring_poller.hpp"
@@ -67,6 +70,15 @@ int setup_ring(io_uring& ring, unsigned entries, bool basic, unsigned& flags) {
   }
   return r;
 }
+// IORING_OP_MSG_RING (Linux 5.18) and IOSQE_CQE_SKIP_SUCCESS (5.17) for
+// wake_peer; the probe asks the running kernel, not the headers.
+bool probe_msg_ring(io_uring& ring) noexcept {
+  io_uring_probe* probe = io_uring_get_probe_ring(&ring);
+  if (probe == nullptr) return false;
+  const bool has = io_uring_opcode_supported(probe, IORING_OP_MSG_RING) != 0;
+  io_uring_free_probe(probe);
+  return has;
+}
 }  // namespace
 
 UringPoller::UringPoller(const LoopOptions& options) : Poller(options), basic_setup_(options.uring_basic_setup) {
@@ -79,6 +91,7 @@ UringPoller::UringPoller(const LoopOptions& options) : Poller(options), basic_se
     throw std::system_error(error, std::generic_category(), "eventfd");
   }
   io_uring_register_ring_fd(&ring_);  // optional speed-up; fine if refused
+  msg_ring_ = !basic_setup_ && probe_msg_ring(ring_);
   arm_wake();
 }
 
@@ -227,18 +240,21 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
   if (wake_op_.state_ == OpState::done) arm_wake();
   if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
   const auto now = Clock::now();
-  if (has_finished() || deadline <= now) {
+  if (has_finished() || deadline <= now || !may_sleep()) {
     io_uring_submit_and_get_events(&ring_);
   } else if (deadline == Clock::time_point::max()) {
     io_uring_submit_and_wait(&ring_, 1);
+    awake();
   } else {
     io_uring_cqe* cqe = nullptr;
     const auto left = std::chrono::duration_cast<std::chrono::nanoseconds>(deadline - now);
     __kernel_timespec ts{left.count() / 1'000'000'000, left.count() % 1'000'000'000};
     io_uring_submit_and_wait_timeout(&ring_, &cqe, 1, &ts, nullptr);
+    awake();
   }
   reap();
-  return deliver();
+  const std::size_t messages = drain_inbox();
+  return messages + deliver();
 }
 
 void UringPoller::arm_wake() noexcept {
@@ -246,6 +262,22 @@ void UringPoller::arm_wake() noexcept {
   io_uring_sqe* sqe = next_sqe(1);
   io_uring_prep_read(sqe, wake_fd_.get(), &wake_value_, sizeof wake_value_, 0);
   io_uring_sqe_set_data(sqe, &wake_op_);
+}
+
+// A CQE posted straight into the peer's ring ends its io_uring_enter wait
+// with no eventfd write and no read to re-arm there. Its user_data is 0, which
+// the peer's reap ignores; IOSQE_CQE_SKIP_SUCCESS spares us a CQE of our own
+// (a failure still posts one here, with user_data 0, also ignored). Submitted
+// at once: the peer must not wait for the end of our turn.
+bool UringPoller::wake_peer(Poller& target) noexcept {
+  const int fd = target.message_ring_fd();
+  if (!msg_ring_ || fd < 0) return false;
+  io_uring_sqe* sqe = next_sqe(1);
+  io_uring_prep_msg_ring(sqe, fd, 0, ignored, 0);
+  sqe->flags |= IOSQE_CQE_SKIP_SUCCESS;
+  io_uring_sqe_set_data64(sqe, ignored);
+  io_uring_submit(&ring_);
+  return true;
 }
 
 void UringPoller::wake() noexcept {

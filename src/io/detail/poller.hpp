@@ -10,20 +10,29 @@
 // is queued but not yet delivered can still be withdrawn by take_finished()
 // (abandon), which is what makes destroying a waiter safe at any moment.
 //
+// Cross-thread inbox: other threads push LoopMessages (push_message, the only
+// members callable off the loop's thread besides wake/wake_peer); each turn
+// runs them (drain_inbox) before it delivers. A backend brackets every wait
+// that may block with may_sleep()/awake(): the "sleeping" flag tells senders
+// when a wake-up is needed at all, so a burst of messages costs one.
+//
 //   std::unique_ptr<Poller> p = make_poller(Backend::epoll, options);
 //   p->submit(op); p->turn(deadline);
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <climits>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "io/backend.hpp"
 #include "io/detail/op_queue.hpp"
 #include "io/detail/recv_buffer_pool.hpp"
 #include "io/io_op.hpp"
+#include "io/loop_message.hpp"
 
 namespace duet {
 struct LoopOptions;
@@ -65,6 +74,26 @@ class Poller {
   virtual void forget_fd(int fd) noexcept = 0;
   [[nodiscard]] std::size_t in_flight() const noexcept { return in_flight_; }
 
+  // Any thread: queues msg for drain_inbox. True when the loop may be asleep
+  // and nobody has woken it yet: the caller must then wake it (wake, or a peer
+  // ring's wake_peer). Exactly one sender of a burst gets true.
+  bool push_message(LoopMessage& msg) noexcept;
+  // Wakes target from this poller's thread without its eventfd where the
+  // backend can (io_uring: IORING_OP_MSG_RING to a peer ring). False: the
+  // caller falls back to target.wake().
+  virtual bool wake_peer(Poller& /*target*/) noexcept { return false; }
+  // The ring fd a peer may message (IORING_OP_MSG_RING), or -1.
+  [[nodiscard]] virtual int message_ring_fd() const noexcept { return -1; }
+  // EventLoop::expect / fulfil / abandon of a remote op (event_loop.hpp).
+  void expect(IoOp& op) noexcept;
+  void fulfil(IoOp& op, int res) noexcept;
+  int abandon_remote(IoOp& op) noexcept;
+  // Runs the queued messages (up to inbox_budget); loop thread only.
+  std::size_t drain_inbox() noexcept;
+  [[nodiscard]] bool inbox_empty() const noexcept { return inbox_.empty(); }
+  // Messages drain_inbox ran since the last call.
+  std::size_t take_drained() noexcept { return std::exchange(drained_, 0); }
+
   // OpKind::recv_pooled: the owner gives a buffer back (EventLoop's contract).
   virtual void release_recv_buffer(std::uint16_t id) noexcept = 0;
 
@@ -92,6 +121,12 @@ class Poller {
   [[nodiscard]] bool has_finished() const noexcept { return !completed_.empty() || !posted_.empty(); }
   std::size_t deliver() noexcept;
   static constexpr std::size_t posted_budget = 64;
+  // Before a wait that may block: announce the sleep, then look at the inbox
+  // once more. False: a message is there (or half pushed), do not block.
+  bool may_sleep() noexcept;
+  void awake() noexcept { sleeping_.store(false, std::memory_order_relaxed); }
+  // Messages run per turn at most; the rest keep the next turn from blocking.
+  static constexpr std::size_t inbox_budget = 1024;
 
  private:
   std::size_t deliver_all(OpQueue& from) noexcept;
@@ -104,6 +139,9 @@ class Poller {
   OpQueue delivering_;  // the snapshot being delivered right now
   OpQueue posted_;      // EventLoop::post results, delivered after the snapshot
   std::size_t in_flight_ = 0;
+  MpscQueue inbox_;                     // LoopMessages from any thread
+  std::size_t drained_ = 0;
+  alignas(64) std::atomic<bool> sleeping_{false};  // set by the loop around a blocking wait
 };
 
 std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options);

@@ -3,7 +3,7 @@
 // Contract: Poller's. The ring must be driven by the thread that created it
 // (IORING_SETUP_SINGLE_ISSUER when the kernel has it), so create the EventLoop on
 // the thread that runs it. The constructor throws std::system_error when no ring
-// can be set up. Loop thread only, except wake().
+// can be set up. Loop thread only, except wake() and push_message().
 //
 //   UringPoller p(LoopOptions{});  p.submit(op);  p.turn(EventLoop::forever);
 #pragma once
@@ -32,6 +32,8 @@ class UringPoller final : public Poller {
   int abandon(IoOp& op) noexcept override;
   std::size_t turn(Clock::time_point deadline) override;
   void wake() noexcept override;
+  bool wake_peer(Poller& target) noexcept override;
+  [[nodiscard]] int message_ring_fd() const noexcept override { return msg_ring_ ? ring_.ring_fd : -1; }
   void forget_fd(int fd) noexcept override;
   void release_recv_buffer(std::uint16_t id) noexcept override;
 
@@ -55,6 +57,7 @@ class UringPoller final : public Poller {
   io_uring ring_{};
   unsigned flags_ = 0;
   bool basic_setup_ = false;
+  bool msg_ring_ = false;       // the kernel has IORING_OP_MSG_RING (and not basic setup)
   UniqueFd wake_fd_;
   IoOp wake_op_;                // an eventfd read kept in flight, not counted
   std::uint64_t wake_value_ = 0;

@@ -1,0 +1,250 @@
+// Messages between threads: EventLoop::send's inbox and wake-ups, and the
+// ShardSet built on it (start, post, stop with work in flight, errors,
+// pinning, the calling thread as shard 0), on both backends.
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <cstdint>
+#include <latch>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "runtime/shard_set.hpp"
+#include "support/loop_turns.hpp"
+
+using namespace std::chrono_literals;
+
+namespace {
+
+duet::Backend any_backend() { return GENERATE(duet::Backend::io_uring, duet::Backend::epoll); }
+
+struct Counted final : duet::LoopMessage {
+  std::atomic<int>* runs = nullptr;
+  Counted() {
+    run_ = [](duet::LoopMessage* m) noexcept { static_cast<Counted*>(m)->runs->fetch_add(1); };
+  }
+};
+
+// Waits (bounded) until the loop's thread is blocked in the kernel: the loop
+// turns forever on its own thread, and we give it time to get there.
+void let_it_sleep() { std::this_thread::sleep_for(50ms); }
+
+}  // namespace
+
+TEST_CASE("a message sent from another thread runs on the loop's thread, in a turn", "[shard]") {
+  duet::EventLoop loop(any_backend());
+  std::atomic<int> runs{0};
+  Counted msg;
+  msg.runs = &runs;
+  std::thread([&] { loop.send(msg); }).join();
+  CHECK(runs == 0);  // nothing runs inside send
+  REQUIRE(duet::test::turn_until(loop, [&] { return runs == 1; }));
+}
+
+// The wake-ups send() made to shard's loop so far, read on its thread.
+std::uint64_t wakes_of(duet::Shard& shard) {
+  std::atomic<std::uint64_t> wakes{0};
+  std::atomic<bool> read{false};
+  shard.post([&] {
+    wakes = duet::this_shard()->loop().message_wakes();
+    read = true;
+  });
+  while (!read) std::this_thread::yield();
+  return wakes.load();
+}
+
+TEST_CASE("a loop asleep in the kernel wakes for a message from a plain thread", "[shard]") {
+  duet::ShardSet set({.shards = 1, .backend = any_backend()});
+  let_it_sleep();
+  std::atomic<bool> ran{false};
+  set.shard(0).post([&] { ran = true; });
+  for (int i = 0; i < 500 && !ran; ++i) std::this_thread::sleep_for(2ms);
+  CHECK(ran);
+  set.stop();
+}
+
+TEST_CASE("a busy loop is not woken by the messages sent to it meanwhile", "[shard]") {
+  duet::ShardSet set({.shards = 1, .backend = any_backend()});
+  std::atomic<bool> busy{false};
+  std::atomic<bool> release{false};
+  std::atomic<int> runs{0};
+  set.shard(0).post([&] {
+    busy = true;
+    while (!release) std::this_thread::yield();
+  });
+  while (!busy) std::this_thread::yield();
+  const std::uint64_t before = set.shard(0).loop().message_wakes();  // an atomic: any thread
+  for (int i = 0; i < 10'000; ++i) set.shard(0).post([&] { runs.fetch_add(1); });
+  CHECK(set.shard(0).loop().message_wakes() == before);
+  release = true;
+  set.stop();
+  CHECK(runs == 10'000);
+}
+
+TEST_CASE("a burst of posts from one shard's turn wakes a sleeping shard once", "[shard]") {
+  const duet::Backend backend = any_backend();  // io_uring: by message ring; epoll: by eventfd
+  duet::ShardSet set({.shards = 2, .backend = backend});
+  const std::uint64_t before = wakes_of(set.shard(1));
+  std::atomic<int> runs{0};
+  for (int round = 0; round < 5; ++round) {
+    let_it_sleep();
+    set.shard(0).post([&] {
+      for (int i = 0; i < 64; ++i) set.shard(1).post([&] { runs.fetch_add(1); });
+    });
+    for (int i = 0; i < 500 && runs < 64 * (round + 1); ++i) std::this_thread::sleep_for(2ms);
+  }
+  REQUIRE(runs == 5 * 64);
+  INFO(duet::backend_name(backend));
+  CHECK(wakes_of(set.shard(1)) - before <= 5 + 1);  // one per burst, and one for the read
+  set.stop();
+}
+
+TEST_CASE("posts from four threads arrive exactly once and in each sender's order", "[shard]") {
+  constexpr int producers = 4;
+  constexpr int per_producer = 100'000;
+  duet::ShardSet set({.shards = 1, .backend = any_backend()});
+  std::vector<int> last(producers, -1);  // touched on the shard's thread only
+  std::atomic<int> out_of_order{0};
+  std::atomic<int> arrived{0};
+  std::vector<std::thread> threads;
+  for (int p = 0; p < producers; ++p) {
+    threads.emplace_back([&, p] {
+      for (int i = 0; i < per_producer; ++i) {
+        set.shard(0).post([&, p, i] {
+          if (last[static_cast<std::size_t>(p)] != i - 1) out_of_order.fetch_add(1);
+          last[static_cast<std::size_t>(p)] = i;
+          arrived.fetch_add(1, std::memory_order_relaxed);
+        });
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  set.stop();  // drains: every message has run when it returns
+  CHECK(arrived == producers * per_producer);
+  CHECK(out_of_order == 0);
+  for (int l : last) CHECK(l == per_producer - 1);
+}
+
+TEST_CASE("each shard runs on its own thread and knows itself", "[shard]") {
+  duet::ShardSet set({.shards = 3, .backend = any_backend()});
+  std::atomic<int> right{0};
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    set.shard(i).post([&, i] {
+      if (duet::this_shard() == &set.shard(i) && duet::shard_count() == 3 && set.shard(i).is_current()) ++right;
+    });
+  }
+  set.stop();
+  CHECK(right == 3);
+  CHECK(duet::this_shard() == nullptr);
+  CHECK(duet::shard_count() == 0);
+}
+
+TEST_CASE("stop drains the work in flight on every shard, including what it sends on", "[shard]") {
+  struct Sleeper final : duet::IoOp {
+    std::atomic<int>* done;
+  };
+  duet::ShardSet set({.shards = 2, .backend = any_backend()});
+  std::atomic<int> done{0};
+  constexpr int timers = 50;
+  for (int i = 0; i < timers; ++i) {
+    set.shard(i % 2).post([&set, &done, i] {
+      auto* op = new Sleeper;
+      op->done = &done;
+      op->kind_ = duet::OpKind::sleep;
+      op->deadline_ = std::chrono::steady_clock::now() + 30ms;
+      op->context_ = &set.shard((i + 1) % 2);
+      op->complete_ = [](duet::IoOp* o, int) noexcept {
+        auto* self = static_cast<Sleeper*>(o);
+        auto* next = static_cast<duet::Shard*>(self->context_);
+        std::atomic<int>* counter = self->done;
+        delete self;
+        next->post([counter] { counter->fetch_add(1); });  // work sent on after the stop
+      };
+      duet::this_shard()->loop().submit(*op);
+    });
+  }
+  set.stop();
+  CHECK(done == timers);
+}
+
+TEST_CASE("stop requests every shard's stop token on the shard's own thread", "[shard]") {
+  duet::ShardSet set({.shards = 2, .backend = any_backend()});
+  std::atomic<int> seen{0};
+  std::vector<std::unique_ptr<std::stop_callback<std::function<void()>>>> callbacks(2);
+  std::latch registered(2);
+  for (std::size_t i = 0; i < 2; ++i) {
+    set.shard(i).post([&, i] {
+      callbacks[i] = std::make_unique<std::stop_callback<std::function<void()>>>(
+          set.shard(i).stop_token(), std::function<void()>([&, i] {
+            if (set.shard(i).is_current()) ++seen;
+          }));
+      registered.count_down();
+    });
+  }
+  registered.wait();
+  set.stop();
+  CHECK(seen == 2);
+}
+
+TEST_CASE("an exception escaping posted work reaches stop", "[shard]") {
+  duet::ShardSet set({.shards = 2, .backend = any_backend()});
+  set.shard(1).post([] { throw std::runtime_error("shard 1 failed"); });
+  CHECK_THROWS_WITH(set.stop(), "shard 1 failed");
+}
+
+TEST_CASE("shards can be pinned to CPUs", "[shard]") {
+  duet::ShardSet set({.shards = 2, .backend = any_backend(), .cpus = {0}});
+  std::atomic<int> on_cpu0{0};
+  for (std::size_t i = 0; i < 2; ++i) set.shard(i).post([&] { on_cpu0 += ::sched_getcpu() == 0; });
+  set.stop();
+  CHECK(on_cpu0 == 2);
+}
+
+TEST_CASE("the calling thread can be shard 0", "[shard]") {
+  duet::ShardSet set({.shards = 2, .backend = any_backend(), .calling_thread = true});
+  const auto caller = std::this_thread::get_id();
+  std::atomic<bool> main_here{false};
+  std::atomic<bool> other_elsewhere{false};
+  set.run([&] {
+    main_here = std::this_thread::get_id() == caller && duet::this_shard()->id() == 0;
+    set.shard(1).post([&] {
+      other_elsewhere = std::this_thread::get_id() != caller;
+      set.request_stop();
+    });
+  });
+  CHECK(main_here);
+  CHECK(other_elsewhere);
+}
+
+TEST_CASE("a set that cannot start its loops throws from its constructor", "[shard]") {
+  CHECK_THROWS_AS(duet::ShardSet({.shards = 2, .backend = duet::Backend::epoll, .cpus = {99999}}),
+                  std::system_error);
+}
+
+TEST_CASE("debug builds stop a loop used off its owner thread", "[shard]") {
+#ifdef NDEBUG
+  SUCCEED("release build: the owner-thread check is compiled out");
+#else
+  // A death test: the child process aborts, the parent reads how it ended.
+  const pid_t child = ::fork();
+  REQUIRE(child >= 0);
+  if (child == 0) {
+    std::freopen("/dev/null", "w", stderr);  // the check's message is expected
+    duet::EventLoop loop(duet::Backend::epoll);
+    std::thread([&] { loop.run_once(); }).join();
+    ::_exit(0);  // not reached when the check works
+  }
+  int status = 0;
+  REQUIRE(::waitpid(child, &status, 0) == child);
+  CHECK(WIFSIGNALED(status));
+  CHECK(WTERMSIG(status) == SIGABRT);
+#endif
+}
