@@ -170,7 +170,7 @@ TEST_CASE("a stop request cancels a file read that is still waiting", "[file]") 
     File pooled(loop, ::open(dir.file("fifo").c_str(), O_RDWR | O_CLOEXEC), &pool);
     REQUIRE(pooled.is_open());
     char buf[16];
-    auto r = co_await pooled.read_at(buf, 0, stop.get_token());
+    auto r = co_await pooled.read(buf, stop.get_token());
     open_gate = true;
     co_return r.error();
   };
