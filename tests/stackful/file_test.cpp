@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stop_token>
 #include <string>
@@ -21,6 +24,7 @@
 #include "stackful/file.hpp"
 #include "stackful/offload.hpp"
 #include "stackful/scheduler.hpp"
+#include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
@@ -171,4 +175,47 @@ TEST_CASE("a fiber reads and writes O_DIRECT blocks through an AlignedBuffer", "
     return std::memcmp(in.data(), out.data() + 4096, 4096) == 0;
   });
   CHECK(same);
+}
+
+// The code docs/GUIDE.md quotes (tests/stackful/check_guide_stackful.py keeps the two equal).
+namespace guide {
+
+// guide:begin fiber_file_append
+duet::IoResult<std::size_t> append_line(const std::string& path, std::string_view line) {
+  auto file = duet::fiber::File::open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (!file) return file.error();  // no_such_file_or_directory, permission_denied, ...
+  auto written = file->write_all(line);
+  if (!written) return written.error();
+  if (auto synced = file->fdatasync(); !synced) return synced.error();  // on disk before we say so
+  return *written;
+}
+
+std::size_t count_lines(const std::string& path) {
+  auto text = duet::fiber::File::open(path).value().read_all();
+  return text ? static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n')) : 0;
+}
+// guide:end
+
+// guide:begin fiber_connect_by_name
+void ping_by_name(const std::string& host, std::uint16_t port) {
+  auto conn = duet::fiber::TcpStream::connect(host, port);  // every address of host, in order
+  if (!conn) {
+    std::fprintf(stderr, "%s: %s\n", host.c_str(), conn.error().message().c_str());  // "Name or service not known"
+    return;
+  }
+  (void)conn->send_all(std::string_view("PING\r\n"));
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's fiber file snippets append lines durably and count them", "[file]") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  duet::test::TempDir dir("duet-fiber-file");
+  const std::size_t lines = on_fibers(backend, [&] {
+    for (int i = 0; i < 3; ++i) CHECK(guide::append_line(dir.file("log"), "line\n").value() == 5);
+    guide::ping_by_name("no-such-host.invalid", 6379);  // prints the resolver's error
+    return guide::count_lines(dir.file("log"));
+  });
+  CHECK(lines == 3);
 }

@@ -5,9 +5,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <stop_token>
 #include <string>
@@ -26,6 +28,7 @@
 #include "task/file.hpp"
 #include "task/offload.hpp"
 #include "task/run.hpp"
+#include "task/tcp_stream.hpp"
 #include "task/task.hpp"
 #include "task/when_all.hpp"
 
@@ -216,4 +219,53 @@ TEST_CASE("O_DIRECT reads and writes aligned blocks through an AlignedBuffer", "
     co_return std::memcmp(in.data(), out.data() + 4096, 4096) == 0;
   };
   CHECK(duet::run_until_complete(loop, body()));
+}
+
+// The code docs/GUIDE.md quotes (tests/io/check_guide.py keeps the two equal).
+namespace guide {
+
+// guide:begin task_file_append
+duet::Task<duet::IoResult<std::size_t>> append_line(duet::EventLoop& loop, std::string path, std::string line) {
+  auto file = co_await duet::File::open(loop, std::move(path), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (!file) co_return file.error();  // no_such_file_or_directory, permission_denied, ...
+  auto written = co_await file->write_all(line);
+  if (!written) co_return written.error();
+  auto synced = co_await file->fdatasync();  // on disk before we say so
+  if (!synced) co_return synced.error();
+  co_return *written;
+}
+
+duet::Task<std::size_t> count_lines(duet::EventLoop& loop, std::string path) {
+  auto file = co_await duet::File::open(loop, std::move(path));
+  if (!file) co_return 0;
+  auto text = co_await file->read_all();
+  co_return text ? static_cast<std::size_t>(std::count(text->begin(), text->end(), '\n')) : 0;
+}
+// guide:end
+
+// guide:begin task_connect_by_name
+duet::Task<> ping_by_name(duet::EventLoop& loop, std::string host, std::uint16_t port) {
+  auto conn = co_await duet::TcpStream::connect(loop, host, port);  // every address of host, in order
+  if (!conn) {
+    std::fprintf(stderr, "%s: %s\n", host.c_str(), conn.error().message().c_str());  // "Name or service not known"
+    co_return;
+  }
+  (void)co_await conn->send_all(std::string_view("PING\r\n"));
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's file snippets append lines durably and count them", "[file]") {
+  EventLoop loop(any_backend());
+  duet::test::TempDir dir("duet-file");
+  auto body = [&]() -> Task<std::size_t> {
+    for (int i = 0; i < 3; ++i) {
+      auto n = co_await guide::append_line(loop, dir.file("log"), "line\n");
+      REQUIRE(n.value() == 5);
+    }
+    co_await guide::ping_by_name(loop, "no-such-host.invalid", 6379);  // prints the resolver's error
+    co_return co_await guide::count_lines(loop, dir.file("log"));
+  };
+  CHECK(duet::run_until_complete(loop, body()) == 3);
 }
