@@ -103,10 +103,10 @@ IoResult<FileStat> File::stat(std::stop_token token) {
   return file_stat_from(st);
 }
 
-IoResult<void> File::close(std::stop_token token) {
+IoResult<void> File::close() {
   FileRequest request;
   describe_close(request.op(), std::exchange(fd_, -1));
-  return void_result(run_file(request, pool_, token));
+  return void_result(run_file(request, pool_, {}));
 }
 
 IoResult<std::string> File::read_all(std::stop_token token) {

@@ -10,8 +10,8 @@
 // - Each call blocks only the calling fiber. On io_uring it is a ring op; on
 //   epoll it runs on a blocking pool (default_blocking_pool() or the one given
 //   to open) and the fiber resumes on its own scheduler. Every call takes an
-//   optional std::stop_token (request_stop on the scheduler's thread): a stop
-//   cancels the call unless it had finished.
+//   optional std::stop_token (request_stop on the scheduler's thread), except
+//   close: a stop cancels the call unless it had finished.
 // - O_DIRECT: flags | O_DIRECT and an AlignedBuffer (io/aligned_buffer.hpp).
 // - Owns its fd; move-only; the destructor closes with close(2), close() goes
 //   through the loop. The scheduler's thread only; calls must be made on a
@@ -85,8 +85,9 @@ class File {
   IoResult<void> fsync(std::stop_token token = {}) { return sync(false, token); }
   IoResult<void> fdatasync(std::stop_token token = {}) { return sync(true, token); }
   IoResult<FileStat> stat(std::stop_token token = {});
-  // Closes through the loop; the File is closed from here on whatever the result.
-  IoResult<void> close(std::stop_token token = {});
+  // Closes through the loop; the File is closed from here on whatever the
+  // result (no stop token: a close is never left half done).
+  IoResult<void> close();
 
   [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
   [[nodiscard]] int native_handle() const noexcept { return fd_; }

@@ -18,6 +18,7 @@ FileAwaiter::FileAwaiter(EventLoop& loop, BlockingPool* pool, std::stop_token to
 }
 
 bool FileAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
+  awaited_ = true;
   if (token_.stop_requested()) {
     res_ = -ECANCELED;
     return false;
@@ -67,6 +68,13 @@ FileVoidAwaiter::FileVoidAwaiter(EventLoop& loop, BlockingPool* pool, OpKind kin
   } else {
     describe_fsync(op(), fd, data_only);
   }
+}
+
+// A close that never ran (never awaited, or withdrawn before it started by a
+// frame going away) must still close: the File already let go of the fd.
+FileVoidAwaiter::~FileVoidAwaiter() {
+  const bool withdrawn = abandon() && result() == -ECANCELED;
+  if (op().kind_ == OpKind::close && op().fd_ >= 0 && (!awaited() || withdrawn)) ::close(op().fd_);
 }
 
 IoResult<void> FileVoidAwaiter::await_resume() const noexcept {
@@ -119,8 +127,8 @@ void File::reset() noexcept {
   if (fd_ >= 0) ::close(std::exchange(fd_, -1));
 }
 
-detail::FileVoidAwaiter File::close(std::stop_token token) noexcept {
-  return {*loop_, pool_, OpKind::close, std::exchange(fd_, -1), false, std::move(token)};
+detail::FileVoidAwaiter File::close() noexcept {
+  return {*loop_, pool_, OpKind::close, std::exchange(fd_, -1), false, {}};
 }
 
 Task<IoResult<std::string>> File::read_all(std::stop_token token) {

@@ -111,8 +111,10 @@ class File {
   [[nodiscard]] detail::FileStatAwaiter stat(std::stop_token token = {}) noexcept {
     return {*loop_, pool_, fd_, std::move(token)};
   }
-  // Closes through the loop; the File is closed from here on whatever the result.
-  [[nodiscard]] detail::FileVoidAwaiter close(std::stop_token token = {}) noexcept;
+  // Closes through the loop; the File is closed from here on whatever the
+  // result. No stop token: a close is never left half done (an awaiter
+  // dropped unawaited, or withdrawn before it ran, closes with close(2)).
+  [[nodiscard]] detail::FileVoidAwaiter close() noexcept;
 
   [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
   [[nodiscard]] int native_handle() const noexcept { return fd_; }

@@ -221,6 +221,20 @@ TEST_CASE("O_DIRECT reads and writes aligned blocks through an AlignedBuffer", "
   CHECK(duet::run_until_complete(loop, body()));
 }
 
+TEST_CASE("a close that is never awaited still closes the file's fd", "[file]") {
+  EventLoop loop(any_backend());
+  duet::test::TempDir dir("duet-file");
+  auto body = [&]() -> Task<int> {
+    auto f = co_await File::open(loop, dir.file("c"), create_rw);
+    REQUIRE(f.ok());
+    const int fd = f->native_handle();
+    { auto dropped = f->close(); }  // made, never awaited
+    co_return fd;
+  };
+  const int fd = duet::run_until_complete(loop, body());
+  CHECK(::fcntl(fd, F_GETFD) == -1);
+}
+
 // The code docs/GUIDE.md quotes (tests/io/check_guide.py keeps the two equal).
 namespace guide {
 

@@ -44,6 +44,7 @@ class FileAwaiter {
   [[nodiscard]] IoOp& op() noexcept { return request_.op(); }
 
  protected:
+  [[nodiscard]] bool awaited() const noexcept { return awaited_; }
   [[nodiscard]] int result() const noexcept { return res_; }
   // Derived destructors: withdraw an in-flight call before their members go.
   // True if one was in flight; result() is then how it ended (undelivered).
@@ -63,6 +64,7 @@ class FileAwaiter {
   std::stop_token token_;
   std::optional<std::stop_callback<Canceller>> on_stop_;
   int res_ = 0;
+  bool awaited_ = false;
 };
 
 // read / write: IoResult<size_t>; a read of 0 bytes into a non-empty buffer is io_errc::eof.
@@ -73,12 +75,18 @@ class FileSizeAwaiter : public FileAwaiter {
   [[nodiscard]] IoResult<std::size_t> await_resume() noexcept;
 };
 
-// fsync / fdatasync / close: IoResult<void>.
+// fsync / fdatasync / close: IoResult<void>. A close never awaited still
+// closes its fd (with close(2), from the destructor): File gave it up already.
 class FileVoidAwaiter : public FileAwaiter {
  public:
   // kind: OpKind::fsync (data_only: fdatasync) or OpKind::close.
   FileVoidAwaiter(EventLoop& loop, BlockingPool* pool, OpKind kind, int fd, bool data_only,
                   std::stop_token token) noexcept;
+  FileVoidAwaiter(const FileVoidAwaiter&) = delete;
+  FileVoidAwaiter& operator=(const FileVoidAwaiter&) = delete;
+  FileVoidAwaiter(FileVoidAwaiter&&) = delete;
+  FileVoidAwaiter& operator=(FileVoidAwaiter&&) = delete;
+  ~FileVoidAwaiter();
   [[nodiscard]] IoResult<void> await_resume() const noexcept;
 };
 
