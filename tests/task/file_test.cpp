@@ -23,6 +23,7 @@
 #include "io/aligned_buffer.hpp"
 #include "io/event_loop.hpp"
 #include "runtime/blocking_pool.hpp"
+#include "runtime/detail/file_request.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
 #include "task/file.hpp"
@@ -219,6 +220,51 @@ TEST_CASE("O_DIRECT reads and writes aligned blocks through an AlignedBuffer", "
     co_return std::memcmp(in.data(), out.data() + 4096, 4096) == 0;
   };
   CHECK(duet::run_until_complete(loop, body()));
+}
+
+TEST_CASE("abandoning a waiting file request withdraws it without calling back", "[file]") {
+  // What a destroyed frame's awaiter does: the read waits in the kernel (FIFO,
+  // io_uring) or in the pool's queue (epoll); abandon returns its end.
+  EventLoop loop(any_backend());
+  duet::test::TempDir dir("duet-file");
+  REQUIRE(::mkfifo(dir.file("fifo").c_str(), 0600) == 0);
+  duet::BlockingPool pool({.threads = 1});
+  std::atomic<bool> open_gate{false};
+  std::atomic<bool> held{false};
+  auto hold_pool = [&]() -> Task<> {
+    (void)co_await duet::offload(pool, [&] {
+      held = true;
+      for (int i = 0; i < 5000 && !open_gate; ++i) std::this_thread::sleep_for(1ms);
+    });
+  };
+  auto abandon_read = [&]() -> Task<int> {
+    const int fd = ::open(dir.file("fifo").c_str(), O_RDWR | O_CLOEXEC);
+    char buf[16];
+    int called = 0;
+    int res = 0;
+    {
+      duet::detail::FileRequest request;
+      request.set_pool(&pool);
+      duet::describe_read(request.op(), fd, buf, sizeof buf, -1);
+      while (!held) std::this_thread::sleep_for(1ms);  // the pool's thread is busy: the read queues
+      request.start(loop, [](duet::detail::FileRequest* r, int) noexcept { ++*static_cast<int*>(r->owner()); },
+                    &called);
+      for (int i = 0; i < 3; ++i) co_await duet::offload([] {});  // a few turns: it is waiting now
+      CHECK(request.in_flight());
+      res = request.abandon();
+      CHECK_FALSE(request.in_flight());
+    }
+    open_gate = true;
+    ::close(fd);
+    CHECK(called == 0);
+    co_return res;
+  };
+  auto both = [&]() -> Task<int> {
+    auto [held_done, res] = co_await duet::when_all(hold_pool(), abandon_read());
+    co_return res;
+  };
+  CHECK(duet::run_until_complete(loop, both()) == -ECANCELED);
+  CHECK(loop.in_flight() == 0);
 }
 
 TEST_CASE("a close that is never awaited still closes the file's fd", "[file]") {
