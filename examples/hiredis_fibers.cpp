@@ -2,6 +2,9 @@
 //
 //   hiredis_fibers [--host 127.0.0.1] [--port 6379] [--fibers 100] [--requests 1000] [--backend io_uring|epoll]
 //
+// --host may be a name: it is resolved once, on duet's blocking pool
+// (fiber::resolve; hiredis's own getaddrinfo would block the whole thread in
+// every fiber's redisConnect), and the fibers connect to its first address.
 // Each fiber calls plain redisConnect and redisCommand — blocking calls that
 // know nothing of fibers. libduet_hook turns their connect/read/write/poll into
 // fiber waits, so the fibers overlap on one thread. Every reply is checked:
@@ -10,6 +13,7 @@
 // program re-executes itself with LD_PRELOAD (DUET_HOOK_LIB overrides the path).
 #include <dlfcn.h>
 #include <hiredis/hiredis.h>
+#include <netdb.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -18,6 +22,7 @@
 #include <string>
 #include <string_view>
 
+#include "stackful/resolve.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/this_fiber.hpp"
 
@@ -61,6 +66,19 @@ void client(const Options& opt, Totals& totals, int id, const std::string& run) 
   redisFree(c);
 }
 
+// On a fiber: host's first address as a numeric string ("127.0.0.1", "::1").
+std::string numeric_host(const std::string& host) {
+  auto addrs = duet::fiber::resolve(host, "0");
+  if (!addrs) {
+    std::fprintf(stderr, "%s: %s\n", host.c_str(), addrs.error().message().c_str());
+    return {};
+  }
+  char text[NI_MAXHOST] = {};
+  const duet::SocketAddress& first = addrs->front();
+  ::getnameinfo(first.data(), first.size(), text, sizeof text, nullptr, 0, NI_NUMERICHOST);
+  return text;
+}
+
 void ensure_hooks(char** argv) {
   if (::dlsym(RTLD_DEFAULT, "duet_hook_installed") != nullptr) return;
   if (std::getenv("DUET_HOOK_REEXEC") != nullptr) {
@@ -102,10 +120,12 @@ Options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   ensure_hooks(argv);
-  const Options opt = parse(argc, argv);
+  Options opt = parse(argc, argv);
   const std::string run = std::to_string(::getpid());
   Totals totals;
   duet::fiber::Scheduler scheduler({.backend = opt.backend, .stack_size = 256 * 1024});
+  scheduler.spawn([&opt] { opt.host = numeric_host(opt.host); }).join();
+  if (opt.host.empty()) return 2;
   const auto start = std::chrono::steady_clock::now();
   for (int id = 0; id < opt.fibers; ++id) scheduler.spawn(client, std::cref(opt), std::ref(totals), id, run).detach();
   scheduler.run();

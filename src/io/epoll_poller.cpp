@@ -44,6 +44,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "io/file_ops.hpp"
+
 namespace duet::detail {
 
 namespace {
@@ -121,6 +123,11 @@ int EpollPoller::attempt(IoOp& op, bool retry) noexcept {
       if (r < 0) return -errno;
       return r == 0 ? -EAGAIN : pfd.revents;
     }
+    case OpKind::openat:
+    case OpKind::fsync:
+    case OpKind::statx:
+    case OpKind::close:
+      return file_syscall(op);  // blocks this thread: duet::File sends these to the blocking pool
     case OpKind::nop:
     case OpKind::sleep:
       break;

@@ -56,7 +56,17 @@ enum class OpKind : std::uint8_t {
   sendmsg,  // sendmsg(fd_, (msghdr*)buf_, flags_ | MSG_NOSIGNAL) -> bytes
   recvmsg,  // recvmsg(fd_, (msghdr*)buf_, flags_) -> bytes; the kernel fills msg_namelen, msg_flags
   sleep,    // completes with 0 at deadline_ (std::chrono::steady_clock)
+  // Files (io/file_ops.hpp fills these; duet::File runs them through the
+  // blocking pool on epoll, where a regular file is always "ready" and these
+  // calls would block the loop: an epoll loop given one runs it inline).
+  openat,   // openat(fd_ = dir fd or AT_FDCWD, buf_ = path, flags_, len_ = mode) -> new fd
+  fsync,    // fsync(fd_), or fdatasync(fd_) when flags_ has fsync_datasync -> 0
+  statx,    // statx(fd_, "", AT_EMPTY_PATH | flags_, len_ = mask, buf_ = struct statx*) -> 0
+  close,    // close(fd_) -> 0 (the fd is gone whatever the result)
 };
+
+// OpKind::fsync's flags_: fdatasync instead of fsync (= IORING_FSYNC_DATASYNC).
+inline constexpr int fsync_datasync = 1;
 
 namespace detail {
 // Where an op is, from the loop's point of view. Owned by the loop.
@@ -89,7 +99,7 @@ struct IoOp {
   // Description, filled by the owner before submit.
   OpKind kind_ = OpKind::nop;
   int fd_ = -1;
-  void* buf_ = nullptr;         // read/recv: destination; write/send: source
+  void* buf_ = nullptr;         // read/recv: destination; write/send: source; openat: path
   std::size_t len_ = 0;
   sockaddr* addr_ = nullptr;    // connect: the peer; accept: receives the peer (may be null)
   socklen_t addrlen_ = 0;       // connect: length of addr_; accept: capacity in, length out

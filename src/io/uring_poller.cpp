@@ -30,7 +30,9 @@
 // OpKind::recv_pooled's provided-buffer ring and starved queue: uring_recv_pool.cpp.
 #include "io/detail/uring_poller.hpp"
 
+#include <fcntl.h>
 #include <sys/eventfd.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -150,6 +152,17 @@ void UringPoller::prepare(io_uring_sqe* sqe, IoOp& op) noexcept {
                             IORING_TIMEOUT_ABS);
       break;
     }
+    case OpKind::openat:
+      io_uring_prep_openat(sqe, op.fd_, static_cast<const char*>(op.buf_), op.flags_, static_cast<mode_t>(op.len_));
+      break;
+    case OpKind::fsync:
+      io_uring_prep_fsync(sqe, op.fd_, (op.flags_ & fsync_datasync) != 0 ? IORING_FSYNC_DATASYNC : 0);
+      break;
+    case OpKind::statx:  // on the open file itself: the path is "" (a literal: it outlives the SQE)
+      io_uring_prep_statx(sqe, op.fd_, "", AT_EMPTY_PATH | op.flags_, static_cast<unsigned>(op.len_),
+                          static_cast<struct statx*>(op.buf_));
+      break;
+    case OpKind::close: io_uring_prep_close(sqe, op.fd_); break;
   }
   io_uring_sqe_set_data(sqe, &op);
 }

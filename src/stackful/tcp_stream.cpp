@@ -14,6 +14,7 @@
 #include "io/socket_ops.hpp"
 
 #include "io/unique_fd.hpp"
+#include "stackful/resolve.hpp"
 #include "stackful/detail/fiber_op.hpp"
 #include "stackful/scheduler.hpp"
 
@@ -58,6 +59,20 @@ IoResult<TcpStream> TcpStream::connect(const SocketAddress& peer, Timeout timeou
   }
   tune_new_stream(fd.get(), peer.family());
   return TcpStream(loop, fd.release());
+}
+
+IoResult<TcpStream> TcpStream::connect(const std::string& host, std::uint16_t port, Timeout timeout,
+                                       std::stop_token token) {
+  auto addrs = resolve(host, std::to_string(port), token);
+  if (!addrs) return addrs.error();
+  std::error_code last;
+  for (const SocketAddress& addr : *addrs) {
+    auto conn = connect(addr, timeout, token);
+    if (conn) return conn;
+    last = conn.error();
+    if (last == std::errc::operation_canceled) break;  // stopped: do not try the rest
+  }
+  return last;
 }
 
 IoResult<std::size_t> TcpStream::recv(std::span<char> buf, Timeout timeout, std::stop_token token) {

@@ -20,6 +20,7 @@
 //   stream gives operation_not_supported).
 //
 //   auto conn = duet::fiber::TcpStream::connect(duet::SocketAddress::parse("::1", 7000).value());
+//   auto named = duet::fiber::TcpStream::connect("db.internal", 6379);   // every address in turn
 //   if (!conn) return;                        // conn.error(): refused, timed out, ...
 //   conn->send_all(std::string_view("ping"));
 //   char buf[64]; auto n = conn->recv(buf, 500ms);
@@ -29,8 +30,10 @@
 
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stop_token>
+#include <string>
 
 #include "io/event_loop.hpp"
 #include "io/io_result.hpp"
@@ -56,6 +59,11 @@ class TcpStream {
     return connect(peer, Timeout{0}, std::move(token));
   }
   static IoResult<TcpStream> connect(const SocketAddress& peer, Timeout timeout, std::stop_token token = {});
+  // Resolves host (on the blocking pool, stackful/resolve.hpp) and tries its
+  // addresses in order until one connects (timeout: per address); the last
+  // one's error if none does, or the resolver's (a bad name).
+  static IoResult<TcpStream> connect(const std::string& host, std::uint16_t port, Timeout timeout = Timeout{0},
+                                     std::stop_token token = {});
 
   IoResult<std::size_t> recv(std::span<char> buf, std::stop_token token = {}) {
     return recv(buf, Timeout{0}, std::move(token));

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "io/socket_ops.hpp"
+#include "task/resolve.hpp"
 
 #include "task/tcp_listener.hpp"
 
@@ -153,6 +154,20 @@ IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {
 }
 
 }  // namespace detail
+
+Task<IoResult<TcpStream>> TcpStream::connect(EventLoop& loop, std::string host, std::uint16_t port,
+                                             std::stop_token token) {
+  auto addrs = co_await resolve(std::move(host), std::to_string(port), token);
+  if (!addrs) co_return addrs.error();
+  std::error_code last;
+  for (const SocketAddress& addr : *addrs) {
+    auto conn = co_await connect(loop, addr, token);
+    if (conn) co_return std::move(*conn);
+    last = conn.error();
+    if (last == std::errc::operation_canceled) break;  // stopped: do not try the rest
+  }
+  co_return last;
+}
 
 TcpStream::TcpStream(TcpStream&& other) noexcept
     : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)) {}

@@ -9,7 +9,8 @@
 // - Results are values: recv -> IoResult<size_t> with EOF explicit (r.eof());
 //   recv_pooled -> IoResult<RecvBuffer>, the bytes in a buffer lent by the loop;
 //   send may be partial; send_all finishes partial sends and returns the total;
-//   connect -> IoResult<TcpStream>.
+//   connect -> IoResult<TcpStream>; connect(loop, host, port) resolves a name
+//   first and is a Task (see below).
 // - One recv and one send may be in flight at the same time (a reader and a
 //   writer coroutine on one stream); not two of the same kind.
 // - Unix domain streams too: connect to SocketAddress::unix_domain(path or
@@ -18,6 +19,7 @@
 //   stream gives operation_not_supported).
 //
 //   auto conn = co_await duet::TcpStream::connect(loop, duet::SocketAddress::parse("::1", 7000).value());
+//   auto named = co_await duet::TcpStream::connect(loop, "db.internal", 6379);   // every address in turn
 //   if (!conn) co_return;                    // conn.error(): refused, timed out, ...
 //   co_await conn->send_all(std::string_view("ping"));
 //   char buf[64]; auto n = co_await conn->recv(buf);
@@ -26,14 +28,17 @@
 #include <sys/socket.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <stop_token>
+#include <string>
 #include <string_view>
 
 #include "io/event_loop.hpp"
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
 #include "task/detail/stream_awaiters.hpp"
+#include "task/task.hpp"
 
 namespace duet {
 
@@ -52,6 +57,12 @@ class TcpStream {
                                                       std::stop_token token = {}) noexcept {
     return detail::ConnectAwaiter(loop, peer, std::move(token));
   }
+
+  // Resolves host (on the blocking pool, task/resolve.hpp) and tries its
+  // addresses in order until one connects; the last one's error if none does
+  // (or the resolver's, e.g. a bad name). The task must outlive it (a Task).
+  [[nodiscard]] static Task<IoResult<TcpStream>> connect(EventLoop& loop, std::string host, std::uint16_t port,
+                                                         std::stop_token token = {});
 
   [[nodiscard]] detail::TransferAwaiter recv(std::span<char> buf, std::stop_token token = {}) noexcept {
     return {*loop_, OpKind::recv, fd_, buf.data(), buf.size(), 0, std::move(token)};

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <deque>
@@ -96,6 +97,32 @@ TEST_CASE("under appendfsync always a reply is released only after an fsync, and
   ServerState reloaded;
   REQUIRE(load_aof(reloaded, dir.path() + "/appendonly.aof").status == AofLoadStatus::loaded);
   CHECK(as_view(reloaded.store().db(0).find("n", 0)->value) == "50");
+}
+
+TEST_CASE("on io_uring the AOF's fsyncs go through the loop, never through the worker thread") {
+  const std::string policy = GENERATE("always", "everysec");
+  AofRig rig(Backend::io_uring, policy);
+  auto& [dir, state, loop, aof] = rig;
+  Session s(state);
+  run(s, {"SET", "k", "v"});
+  FlagWaiter w;
+  aof.wait(w);
+  std::size_t worker_jobs = 0;  // the most jobs the worker held after any turn
+  auto sampled = [&](auto done) {
+    return turn_until(loop, [&] {
+      worker_jobs = std::max(worker_jobs, aof.worker().outstanding());
+      return done();
+    });
+  };
+  REQUIRE(sampled([&] { return w.done; }));
+  if (policy == "everysec") {
+    ::usleep(1'100'000);
+    aof.tick();
+  }
+  REQUIRE(sampled([&] { return aof.writer().fsync_count() == 1; }));
+  CHECK(aof.writer().durable() == aof.writer().appended());
+  CHECK(worker_jobs == 0);
+  aof.shutdown();
 }
 
 TEST_CASE("under appendfsync everysec a reply waits for the write only, and the fsync comes from tick a second later") {

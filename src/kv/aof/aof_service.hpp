@@ -58,6 +58,7 @@ class AofService final : public WriteObserver {
 
   [[nodiscard]] const AofWriter& writer() const noexcept { return *writer_; }
   [[nodiscard]] const AofRewriter& rewriter() const noexcept { return *rewriter_; }
+  [[nodiscard]] const AofWorker& worker() const noexcept { return worker_; }
   [[nodiscard]] std::string path() const;
 
   void before_write(const Command& cmd, CommandContext& ctx) override;

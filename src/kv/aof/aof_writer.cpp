@@ -12,6 +12,8 @@
 #include <cstring>
 #include <system_error>
 
+#include "io/file_ops.hpp"
+
 namespace duet::kv {
 namespace {
 
@@ -49,6 +51,8 @@ AofWriter::AofWriter(EventLoop& loop, AofWorker& worker, const ServerConfig& con
   kick_op_.complete_ = &AofWriter::on_kick;
   write_op_.context_ = this;
   write_op_.complete_ = &AofWriter::on_written;
+  sync_op_.context_ = this;
+  sync_op_.complete_ = &AofWriter::on_synced;
 }
 
 std::uint64_t AofWriter::released_upto() const noexcept {
@@ -148,8 +152,26 @@ void AofWriter::start_sync() {
   sync_in_flight_ = true;
   const std::uint64_t target = written_;
   const int fd = fd_.get();
+  if (loop_.backend() == Backend::io_uring) {
+    // IORING_OP_FSYNC: the kernel's io-wq does the fdatasync and the loop reaps
+    // it with the turn's other completions, no thread hop, no eventfd.
+    sync_target_ = target;
+    describe_fsync(sync_op_, fd, true);
+    loop_.submit(sync_op_);
+    return;
+  }
+  // epoll: a regular file's fdatasync cannot be waited for, only done: the worker does it.
   worker_.post([fd] { return ::fdatasync(fd) == 0 ? 0 : -errno; },
                [this, target](int res) { sync_done(res, target); });
+}
+
+void AofWriter::on_synced(IoOp* op, int res) noexcept {
+  auto* self = static_cast<AofWriter*>(op->context_);
+  try {
+    self->sync_done(res, self->sync_target_);
+  } catch (...) {
+    fatal("fsync", ENOMEM);
+  }
 }
 
 void AofWriter::sync_done(int res, std::uint64_t target) {
@@ -255,6 +277,10 @@ void AofWriter::shutdown() {
   }
   pending_.prepend_raw(std::string_view(writing_).substr(std::min(writing_done_, writing_.size())));
   writing_.clear();
+  if (sync_op_.in_flight()) {  // the fdatasync below covers what it would have
+    loop_.abandon(sync_op_);
+    sync_in_flight_ = false;
+  }
   stopped_ = true;   // nothing new reaches the loop from here on
   worker_.drain();  // queued fsyncs and a finishing rewrite complete here
   std::string rest = pending_.take();

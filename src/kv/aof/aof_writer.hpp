@@ -9,8 +9,11 @@
 //   epoll the backend's immediate pwrite into the page cache (regular files are
 //   always "ready"; documented choice: microseconds, and no thread hop). One
 //   write is in flight at a time; records arriving meanwhile form the next one.
-// - fdatasync runs on the AofWorker thread. Policies (read from the config each
-//   time, so CONFIG SET appendfsync applies at once):
+// - fdatasync goes through the loop on io_uring (OpKind::fsync, one at a time:
+//   IORING_OP_FSYNC, reaped with the turn's other completions), and on the
+//   AofWorker thread on epoll (a regular file's fdatasync can only be done, not
+//   waited for). Policies (read from the config each time, so CONFIG SET
+//   appendfsync applies at once):
 //     always    a waiter is released once its records are on disk; one fsync
 //               covers every record written before it started (group commit);
 //     everysec  released once written (a process crash loses nothing acked);
@@ -93,6 +96,7 @@ class AofWriter {
  private:
   static void on_kick(IoOp* op, int res) noexcept;
   static void on_written(IoOp* op, int res) noexcept;
+  static void on_synced(IoOp* op, int res) noexcept;
   [[nodiscard]] FsyncPolicy policy() const noexcept { return parse_fsync_policy(config_.appendfsync); }
   [[nodiscard]] std::uint64_t released_upto() const noexcept;
   void start_write();
@@ -121,6 +125,8 @@ class AofWriter {
   std::int64_t last_sync_ms_ = 0;
   IoOp kick_op_;
   IoOp write_op_;
+  IoOp sync_op_;                 // io_uring: the fdatasync in flight (OpKind::fsync)
+  std::uint64_t sync_target_ = 0;  // written_ when sync_op_ started
   bool sync_in_flight_ = false;
   bool last_write_ok_ = true;
   bool paused_ = false;
