@@ -74,6 +74,10 @@ class CliArgs {
   void parse(int argc, char** argv, ClientFlags& common, OnFlag on_flag) const {
     for (int i = 1; i < argc; i += 2) {
       const std::string_view f = argv[i];
+      if (f == "--help" || f == "-h") {
+        std::printf("usage: %s %s", argv0_, usage_);
+        std::exit(0);
+      }
       if (i + 1 >= argc) fail(std::string(f) + " needs a value");
       const char* v = argv[i + 1];
       if (f == "--host") common.host = v;
