@@ -1,0 +1,105 @@
+// duet::TlsEngine — the TLS state machine of one connection, written once for
+// both voices: ciphertext in, plaintext out, and what I/O it needs next.
+//
+// Contract
+// - Sans-I/O: it never touches a socket. Each operation (handshake, read,
+//   write, close) returns a Step. After every call the voice first sends
+//   output() if there is some, then acts on the Step: recv means "receive
+//   ciphertext into input_space(), commit_input(n), and call the same
+//   operation again"; done means the operation finished; closed means the peer
+//   sent close_notify; failed means error()/error_message() say why.
+// - Memory is bounded: input_space() is one fixed record-sized buffer, offered
+//   only once the previous bytes are consumed; output grows only by what one
+//   call produced (write() takes at most max_write plaintext bytes per call).
+// - Output is double-buffered: begin_send() moves what is pending into an
+//   in-flight buffer that nothing appends to until end_send(), so a reader
+//   that produces bytes (a TLS 1.3 KeyUpdate reply) while a writer's send is
+//   in the kernel never moves the memory under it. While sending() is true,
+//   the other party leaves the flushing to the one that is sending.
+// - One engine per connection, one thread; not copyable or movable (OpenSSL
+//   holds a pointer to it).
+//
+//   duet::TlsEngine e(ctx, "example.com");
+//   for (auto s = e.handshake();; s = e.handshake()) { send e.output(); if (s == Step::recv) recv...; }
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <system_error>
+
+#include "io/io_result.hpp"
+#include "tls/tls_context.hpp"
+
+using SSL = struct ssl_st;
+
+namespace duet {
+
+// Where records are encrypted: in this process by OpenSSL (the only mode this
+// build has; kernel TLS would add a value here and hand the keys to the socket).
+enum class RecordLayer { userspace };
+
+class TlsEngine {
+ public:
+  enum class Step { done, recv, closed, failed };
+  static constexpr std::size_t input_capacity = 17 * 1024;  // one max record (16 KiB + header + tag)
+  static constexpr std::size_t max_write = 64 * 1024;       // plaintext per write(): four records
+
+  // server_name (client side): sent as SNI unless it is an IP address, and
+  // the certificate must match it when the context verifies; empty: neither.
+  TlsEngine(const TlsContext& context, std::string_view server_name = {});
+  TlsEngine(const TlsEngine&) = delete;
+  TlsEngine& operator=(const TlsEngine&) = delete;
+  ~TlsEngine();
+
+  Step handshake();
+  Step read(std::span<char> out, std::size_t& n);
+  Step write(std::span<const char> in, std::size_t& n);
+  Step close();  // queues close_notify (does not wait for the peer's)
+
+  [[nodiscard]] std::span<char> input_space() noexcept;
+  void commit_input(std::size_t n) noexcept { in_len_ += n; }
+
+  [[nodiscard]] bool has_output() const noexcept { return !pending_.empty(); }
+  [[nodiscard]] bool sending() const noexcept { return !in_flight_.empty(); }
+  [[nodiscard]] std::span<const char> begin_send() noexcept;
+  void end_send() noexcept { in_flight_.clear(); }
+
+  // The voices' shared bookkeeping around their TCP calls: after a recv into
+  // input_space() (EOF mid-record is unexpected_eof; a timeout or a stop
+  // leaves the engine usable), after a send of begin_send()'s bytes (any
+  // failure leaves a torn record, so it fails the engine), and the value a
+  // finished Step stands for (closed is EOF).
+  IoResult<void> after_recv(IoResult<std::size_t> r);
+  IoResult<void> after_send(IoResult<std::size_t> r);
+  [[nodiscard]] IoResult<void> result(Step step) const noexcept;
+
+  Step fail(std::error_code error, std::string message);
+  [[nodiscard]] std::error_code error() const noexcept { return error_; }
+  [[nodiscard]] const std::string& error_message() const noexcept { return message_; }
+
+  [[nodiscard]] bool handshake_done() const noexcept;
+  [[nodiscard]] std::string_view alpn() const noexcept;
+  [[nodiscard]] bool session_reused() const noexcept;
+  [[nodiscard]] bool peer_certificate_verified() const noexcept;
+  [[nodiscard]] std::string_view version() const noexcept;
+  [[nodiscard]] RecordLayer record_layer() const noexcept { return RecordLayer::userspace; }
+  [[nodiscard]] SSL* native_handle() const noexcept { return ssl_; }
+
+ private:
+  friend struct EngineBio;
+  Step finish(int ret);
+
+  SSL* ssl_ = nullptr;
+  std::unique_ptr<char[]> in_;  // allocated on the first input_space(): a server's idle listener side holds none
+  std::size_t in_pos_ = 0;
+  std::size_t in_len_ = 0;
+  std::string pending_;    // ciphertext OpenSSL wrote, not yet sending
+  std::string in_flight_;  // ciphertext handed to the kernel, stable until end_send()
+  std::error_code error_;
+  std::string message_;
+};
+
+}  // namespace duet
