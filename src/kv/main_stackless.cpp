@@ -1,6 +1,8 @@
 // duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
+#include <type_traits>
+#include <vector>
 
 #include "kv/aof/aof_wait_task.hpp"
 #include "kv/server_runtime.hpp"
@@ -10,6 +12,7 @@
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
+#include "task/tls_stream.hpp"
 
 namespace {
 
@@ -23,7 +26,8 @@ using kv::ServerRuntime;
 // The price: one ~460-byte frame from malloc's thread cache per flush (tens
 // of ns; once per batch when pipelined) against ~6 µs of kernel work per
 // request at pipeline 1.
-Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
+template <typename Stream>
+Task<bool> flush(ServerRuntime& rt, Stream& conn, kv::Session& session, std::stop_token stop) {
   const auto out = session.output();
   co_await kv::aof_durable(rt.aof());
   if (!co_await conn.send_all(out, std::move(stop))) co_return false;
@@ -31,9 +35,19 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
   co_return true;
 }
 
-Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
+// One loop for both ports: Stream is TcpStream or TlsStream (whose recv
+// decrypts into a buffer of the connection's own: TLS has no pooled recv).
+template <typename Stream>
+Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
+  constexpr bool tls = std::is_same_v<Stream, TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
+  std::vector<char> plain(tls ? TlsEngine::input_capacity : 0);
+  if constexpr (tls) {
+    auto hs = co_await conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
+    if (!hs) rt.on_tls_error(hs.error(), conn.error_message()), plain.clear();
+  }
   for (;;) {
+    if (tls && plain.empty()) break;  // the handshake failed
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
@@ -42,20 +56,31 @@ Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.
-    auto in = co_await conn.recv_pooled(stop);
-    if (!in) break;
-    session.feed(in->bytes());
+    if constexpr (tls) {
+      auto n = co_await conn.recv(plain, stop);
+      if (!n) break;
+      session.feed({plain.data(), *n});
+    } else {
+      auto in = co_await conn.recv_pooled(stop);
+      if (!in) break;
+      session.feed(in->bytes());
+    }
   }
   rt.on_disconnect();
 }
 
-Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope) {
+// tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
+Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope, bool tls) {
   while (!scope.stop_token().stop_requested()) {
     auto conn = co_await listener.accept(scope.stop_token());
     if (!conn) {
       co_await sleep_for(loop, rt.on_accept_error(conn.error(), listener.native_handle()), scope.stop_token());
     } else if (rt.admit(conn->native_handle())) {
-      scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+      if (tls) {
+        scope.spawn(serve(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token()));
+      } else {
+        scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+      }
     }
   }
 }
@@ -65,10 +90,12 @@ Task<void> ticker(ServerRuntime& rt, EventLoop& loop, TaskScope& scope) {
   scope.request_stop();  // cancels accept and every connection's pending I/O
 }
 
-Task<void> run_server(ServerRuntime& rt, EventLoop& loop, TcpListener& listener) {
+Task<void> run_server(ServerRuntime& rt, EventLoop& loop, std::optional<TcpListener>& listener,
+                      std::optional<TcpListener>& tls_listener) {
   TaskScope scope;
   scope.spawn(ticker(rt, loop, scope));
-  scope.spawn(accept_loop(rt, loop, listener, scope));
+  if (listener) scope.spawn(accept_loop(rt, loop, *listener, scope, false));
+  if (tls_listener) scope.spawn(accept_loop(rt, loop, *tls_listener, scope, true));
   co_await scope.join();
 }
 
@@ -79,10 +106,13 @@ int main(int argc, char** argv) {
     std::optional<EventLoop> loop;
     rt.open_backend([&](Backend b) { loop.emplace(b); });
     std::optional<TcpListener> listener;
-    rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+    std::optional<TcpListener> tls_listener;
+    if (rt.plain_port()) rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+    if (rt.tls_context()) rt.bind_tls_listener([&](const SocketAddress& a) { tls_listener.emplace(TcpListener::bind(*loop, a)); });
     rt.start_aof(*loop);
-    rt.on_listening(listener->local_address());
-    run_until_complete(*loop, run_server(rt, *loop, *listener));
+    if (listener) rt.on_listening(listener->local_address());
+    if (tls_listener) rt.on_listening_tls(tls_listener->local_address());
+    run_until_complete(*loop, run_server(rt, *loop, listener, tls_listener));
     rt.on_stopped();
     return 0;
   });

@@ -24,12 +24,20 @@ class TlsCerts {
 
   // A server for localhost / 127.0.0.1 signed by ca.crt; verify = whether it asks clients for certificates.
   [[nodiscard]] TlsOptions server(TlsVerify verify = TlsVerify::none) const {
-    return {.role = TlsRole::server, .cert_chain_file = file("server.crt"), .key_file = file("server.key"),
-            .ca_file = file("ca.crt"), .verify = verify, .alpn = {"duet/1", "redis"}};
+    TlsOptions o;
+    o.role = TlsRole::server;
+    o.cert_chain_file = file("server.crt");
+    o.key_file = file("server.key");
+    o.ca_file = file("ca.crt");
+    o.verify = verify;
+    o.alpn = {"duet/1", "redis"};
+    return o;
   }
   // A client trusting ca.crt; with_cert adds client.crt (mutual TLS).
   [[nodiscard]] TlsOptions client(bool with_cert = false) const {
-    TlsOptions o{.ca_file = file("ca.crt"), .alpn = {"redis"}};
+    TlsOptions o;
+    o.ca_file = file("ca.crt");
+    o.alpn = {"redis"};
     if (with_cert) o.cert_chain_file = file("client.crt"), o.key_file = file("client.key");
     return o;
   }
