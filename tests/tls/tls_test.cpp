@@ -289,3 +289,27 @@ TEST_CASE("a TLS context reports a missing certificate file as a configuration e
     CHECK_THAT(e.what(), Catch::Contains("/nonexistent/server.crt"));
   }
 }
+
+TEST_CASE("garbage after the handshake fails the stream at its first bad record, reading no more of it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    // A well-formed record header with a 16 KiB body of noise, then far more noise than any buffer.
+    std::string garbage = "\x17\x03\x03\x40\x00" + duet::test::patterned_payload(1u << 20);
+    REQUIRE((co_await client.tcp().send(std::span<const char>(garbage.data(), 64 * 1024))).ok());
+    char buf[64];
+    auto r = co_await server.recv(buf, 2s);
+    CHECK(r.error() == tls_errc::protocol);
+    CHECK_FALSE(server.error_message().empty());
+    auto again = co_await server.recv(buf, 2s);  // a failed stream stays failed, without reading on
+    CHECK(again.error() == tls_errc::protocol);
+  };
+  duet::run_until_complete(loop, body());
+}
