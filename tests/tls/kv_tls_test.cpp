@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include <catch2/catch.hpp>
 
 #include "kv/e2e_support.hpp"
+#include "support/temp_dir.hpp"
 #include "tls/tls_certs.hpp"
 
 using duet::test::tls_certs;
@@ -38,6 +40,16 @@ int free_port() {
   REQUIRE(::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
   ::close(fd);
   return ntohs(addr.sin_port);
+}
+
+// Runs a shell command; returns its stdout and stderr.
+std::string shell(const std::string& cmd) {
+  FILE* p = ::popen((cmd + " 2>&1").c_str(), "r");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n = 0; p != nullptr && (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  if (p != nullptr) ::pclose(p);
+  return out;
 }
 
 // The server flags for a TLS port with the test certificates; auth as --tls-auth-clients.
@@ -122,4 +134,23 @@ TEST_CASE("TLS flags that cannot work stop the server with a message naming the 
         2);  // auth yes without a CA
   CHECK(run("--tls-port 1 --tls-cert-file /nonexistent.crt --tls-key-file " + c.file("server.key") +
             " --tls-auth-clients no") == 1);  // a file that does not load
+}
+
+TEST_CASE("a client resumes its TLS session on the KV server's TLS port (openssl s_client -sess_in)") {
+  const std::string voice = GENERATE(std::string("stackless"), std::string("stackful"));
+  const std::string backend = GENERATE(std::string("io_uring"), std::string("epoll"));
+  INFO(voice << " on " << backend);
+  const int tls_port = free_port();
+  ServerProcess server(exe_of(voice), backend, tls_flags(tls_port, "no"));
+  duet::test::TempDir dir("duet-tls-session");
+  const std::string s_client = "openssl s_client -connect 127.0.0.1:" + std::to_string(tls_port) + " -CAfile " +
+                               tls_certs().file("ca.crt") + " ";
+  // PING, then wait for the reply and the TLS 1.3 tickets that follow the handshake.
+  auto run = [](const std::string& cmd) { return shell("(printf 'PING\\r\\n'; sleep 0.5) | timeout 10 " + cmd); };
+  const std::string first = run(s_client + "-sess_out " + dir.file("session"));
+  CHECK_THAT(first, Catch::Contains("+PONG"));
+  CHECK_THAT(first, Catch::Contains("New, TLSv1.3"));
+  const std::string second = run(s_client + "-sess_in " + dir.file("session"));
+  CHECK_THAT(second, Catch::Contains("Reused, TLSv1.3"));
+  CHECK_THAT(second, Catch::Contains("+PONG"));
 }
