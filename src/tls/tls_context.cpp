@@ -8,6 +8,7 @@
 #include <system_error>
 #include <utility>
 
+#include "tls/detail/client_session_cache.hpp"
 #include "tls/tls_error.hpp"
 
 namespace duet {
@@ -64,6 +65,8 @@ TlsContext::TlsContext(const TlsOptions& options) : role_(options.role) {
     static const unsigned char id[] = "duet";
     SSL_CTX_set_session_id_context(ctx_, id, sizeof id - 1);
     SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_SERVER);
+  } else if (options.session_resumption) {
+    detail::enable_client_session_cache(ctx_);
   } else if (options.role == TlsRole::server) {
     SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);
     SSL_CTX_set_options(ctx_, SSL_OP_NO_TICKET);

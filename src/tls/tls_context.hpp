@@ -44,7 +44,9 @@ struct TlsOptions {
   TlsVerify verify = TlsVerify::peer;
   TlsVersion min_version = TlsVersion::tls1_2;
   std::vector<std::string> alpn;  // in preference order; the server picks its first that the client offers
-  bool session_resumption = true;  // server: session cache and TLS 1.3 tickets
+  // Server: a session cache and TLS 1.3 tickets. Client: the last session
+  // each server name gave, offered on the next connection to that name.
+  bool session_resumption = true;
 };
 
 class TlsContext {

@@ -18,6 +18,7 @@
 #include <climits>
 #include <cstring>
 
+#include "tls/detail/client_session_cache.hpp"
 #include "tls/tls_error.hpp"
 
 namespace duet {
@@ -85,7 +86,9 @@ TlsEngine::TlsEngine(const TlsContext& context, std::string_view server_name) {
   }
   SSL_set_connect_state(ssl_);
   if (server_name.empty()) return;
-  const std::string host(server_name);
+  server_name_ = server_name;
+  const std::string& host = server_name_;
+  detail::offer_cached_session(ssl_, &server_name_);
   if (is_ip_literal(host)) {
     X509_VERIFY_PARAM_set1_ip_asc(SSL_get0_param(ssl_), host.c_str());  // no SNI for addresses (RFC 6066)
   } else {

@@ -93,6 +93,7 @@ class TlsEngine {
   Step finish(int ret);
 
   SSL* ssl_ = nullptr;
+  std::string server_name_;  // the client's session cache files new tickets under it
   std::unique_ptr<char[]> in_;  // allocated on the first input_space(): a server's idle listener side holds none
   std::size_t in_pos_ = 0;
   std::size_t in_len_ = 0;

@@ -225,3 +225,24 @@ TEST_CASE("fibers: TlsStream::connect connects and handshakes in one call") {
           return got;
         }) == "ping");
 }
+
+TEST_CASE("fibers: a client context resumes its session on the next connection to the same host name") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  on_fibers(backend, [&] {
+    for (bool second : {false, true}) {
+      TcpPair p = tcp_pair();
+      TlsStream client(std::move(p.client), client_ctx, "localhost");
+      TlsStream server(std::move(p.server), server_ctx);
+      auto [c, s] = handshake_both(client, server);
+      REQUIRE((c.ok() && s.ok()));
+      REQUIRE(server.send_all(std::string_view("x")).ok());  // the client reads the tickets on its way to "x"
+      CHECK(recv_n(client, 1) == "x");
+      CHECK(client.shutdown(1s).ok());  // a clean end: the session stays resumable
+      CHECK(client.engine().session_reused() == second);
+      CHECK(server.engine().session_reused() == second);
+    }
+    return 0;
+  });
+}

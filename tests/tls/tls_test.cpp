@@ -313,3 +313,29 @@ TEST_CASE("garbage after the handshake fails the stream at its first bad record,
   };
   duet::run_until_complete(loop, body());
 }
+
+TEST_CASE("a client context resumes its session on the next connection to the same host name") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto once = [&]() -> Task<std::pair<bool, bool>> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    // TLS 1.3 tickets follow the handshake; the client files them as its recv reads past them.
+    REQUIRE((co_await server.send_all(std::string_view("x"))).ok());
+    CHECK(co_await recv_n(client, 1) == "x");
+    // Only a session that ended with close_notify may be resumed (OpenSSL drops the others).
+    auto closed = co_await client.shutdown(1s);
+    CHECK(closed.ok());
+    co_return std::pair{client.engine().session_reused(), server.engine().session_reused()};
+  };
+  auto first = duet::run_until_complete(loop, once());
+  CHECK_FALSE(first.first);
+  auto second = duet::run_until_complete(loop, once());
+  CHECK(second.first);
+  CHECK(second.second);
+}
