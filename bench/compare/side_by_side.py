@@ -191,7 +191,7 @@ def measure(server, port, workload, build):
         sample = duet_load(build, port, args, size)
         requests = sample["requests"]
     elif client == "handshake":
-        sample = tls_rows.handshake_load(build, port, TLS_CERTS, size, CLIENT_CPU)
+        sample = tls_rows.handshake_load(build, port, TLS_CERTS, size, CLIENT_CPU, args)
         requests = sample["requests"]
     else:
         sample = redis_benchmark(port, args, size)

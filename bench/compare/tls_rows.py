@@ -2,7 +2,7 @@
 backends) and redis-server --tls-port, with the same throw-away certificates
 (tests/tls/make_certs.sh), under redis-benchmark --tls (GET/SET at pipeline 1
 and 16) and duet's handshake loop (bench/tls/tls_handshake_load: connect, full
-handshake, PING, close). Client certificates are off (--tls-auth-clients no)
+or resumed handshake, PING, close). Client certificates are off (--tls-auth-clients no)
 on both servers, so both do the same work per handshake."""
 import json
 import os
@@ -46,13 +46,14 @@ def workloads(scale):
             out.append((f"tls {test} 3B P{pipeline}", "redis-benchmark",
                         ["-t", test, "-P", str(pipeline), "-d", "3", "-r", "100000"], n))
     out.append(("tls handshakes", "handshake", [], round(3.0 * scale, 2)))
+    out.append(("tls resumed handshakes", "handshake", ["--resume", "1"], round(3.0 * scale, 2)))
     return out
 
 
-def handshake_load(build, port, certs, seconds, client_cpu):
-    """Full handshakes per second from 8 concurrent duet client tasks."""
+def handshake_load(build, port, certs, seconds, client_cpu, args):
+    """Handshakes per second from 8 concurrent duet client fibers (args: ["--resume", "1"] to resume)."""
     cmd = ["taskset", "-c", client_cpu, f"{build}/bench/tls/tls_handshake_load", "--port", str(port),
-           "--ca", f"{certs}/ca.crt", "--connections", "8", "--duration", str(seconds)]
+           "--ca", f"{certs}/ca.crt", "--connections", "8", "--duration", str(seconds), *args]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed: {done.stdout} {done.stderr}")

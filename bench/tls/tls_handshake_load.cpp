@@ -1,10 +1,11 @@
-// tls_handshake_load: full TLS handshakes per second against a Redis-protocol
-// server's TLS port. Each of --connections tasks loops connect → handshake →
-// PING → +PONG → close_notify → close for --duration seconds (fibers) (no session
-// resumption: every handshake is a full one). Prints one JSON line:
+// tls_handshake_load: TLS handshakes per second against a Redis-protocol
+// server's TLS port. Each of --connections fibers loops connect → handshake →
+// PING → +PONG → close_notify → close for --duration seconds. Every handshake
+// is a full one, unless --resume 1: then each offers the session (TLS 1.3
+// ticket) its context got last time. Prints one JSON line:
 //   {"handshakes": N, "failures": F, "seconds": S, "hps": N/S}
 // Usage: tls_handshake_load --port P --ca ca.crt [--cert c.crt --key c.key]
-//        [--connections 8] [--duration 3] [--backend io_uring|epoll]
+//        [--connections 8] [--duration 3] [--backend io_uring|epoll] [--resume 1]
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -25,6 +26,7 @@ struct Args {
   int connections = 8;
   double duration = 3;
   std::string ca, cert, key, backend = "io_uring";
+  bool resume = false;
 };
 
 struct Counts {
@@ -65,6 +67,7 @@ Args parse(int argc, char** argv) {
     else if (k == "--cert") a.cert = v;
     else if (k == "--key") a.key = v;
     else if (k == "--backend") a.backend = v;
+    else if (k == "--resume") a.resume = std::string_view(v) == "1";
     else std::fprintf(stderr, "tls_handshake_load: unknown option %s\n", argv[i]), std::exit(2);
   }
   return a;
@@ -78,6 +81,7 @@ int main(int argc, char** argv) {
   o.ca_file = a.ca;
   o.cert_chain_file = a.cert;
   o.key_file = a.key;
+  o.session_resumption = a.resume;  // off: every handshake is a full one
   const duet::TlsContext ctx(o);
   duet::fiber::Scheduler scheduler({.backend = duet::parse_backend(a.backend).value_or(duet::Backend::io_uring)});
   Counts counts;
