@@ -25,12 +25,13 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
   std::vector<char> plain(tls ? TlsEngine::input_capacity : 0);
+  bool open = true;
   if constexpr (tls) {
     auto hs = conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
-    if (!hs) rt.on_tls_error(hs.error(), conn.error_message()), plain.clear();
+    if (!hs) rt.on_tls_error(hs.error(), conn.error_message());
+    open = hs.ok();
   }
-  for (;;) {
-    if (tls && plain.empty()) break;  // the handshake failed
+  while (open) {
     if (auto out = session.output(); !out.empty()) {
       kv::wait_durable(rt.aof());  // replies leave once their writes are logged (group commit)
       if (!conn.send_all(out, stop)) break;

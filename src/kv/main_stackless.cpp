@@ -42,12 +42,13 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
   std::vector<char> plain(tls ? TlsEngine::input_capacity : 0);
+  bool open = true;
   if constexpr (tls) {
     auto hs = co_await conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
-    if (!hs) rt.on_tls_error(hs.error(), conn.error_message()), plain.clear();
+    if (!hs) rt.on_tls_error(hs.error(), conn.error_message());
+    open = hs.ok();
   }
-  for (;;) {
-    if (tls && plain.empty()) break;  // the handshake failed
+  while (open) {
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
