@@ -3,7 +3,7 @@
 #include <optional>
 #include <stop_token>
 #include <type_traits>
-#include <vector>
+#include <memory>
 
 #include "kv/aof/aof_wait_fiber.hpp"
 #include "kv/server_runtime.hpp"
@@ -24,7 +24,8 @@ template <typename Stream>
 void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
-  std::vector<char> plain(tls ? TlsEngine::input_capacity : 0);
+  // Left uninitialised: a read touches only the pages its plaintext fills.
+  auto plain = std::make_unique_for_overwrite<char[]>(tls ? TlsEngine::max_plaintext : 0);
   bool open = true;
   if constexpr (tls) {
     auto hs = conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
@@ -45,9 +46,9 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting fibers hold none.
     if constexpr (tls) {
-      auto n = conn.recv(plain, stop);
+      auto n = conn.recv({plain.get(), TlsEngine::max_plaintext}, stop);
       if (!n) break;
-      session.feed({plain.data(), *n});
+      session.feed({plain.get(), *n});
     } else {
       auto in = conn.recv_pooled(stop);
       if (!in) break;

@@ -2,7 +2,7 @@
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
 #include <type_traits>
-#include <vector>
+#include <memory>
 
 #include "kv/aof/aof_wait_task.hpp"
 #include "kv/server_runtime.hpp"
@@ -41,7 +41,8 @@ template <typename Stream>
 Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
-  std::vector<char> plain(tls ? TlsEngine::input_capacity : 0);
+  // Left uninitialised: a read touches only the pages its plaintext fills.
+  auto plain = std::make_unique_for_overwrite<char[]>(tls ? TlsEngine::max_plaintext : 0);
   bool open = true;
   if constexpr (tls) {
     auto hs = co_await conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
@@ -58,9 +59,9 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.
     if constexpr (tls) {
-      auto n = co_await conn.recv(plain, stop);
+      auto n = co_await conn.recv({plain.get(), TlsEngine::max_plaintext}, stop);
       if (!n) break;
-      session.feed({plain.data(), *n});
+      session.feed({plain.get(), *n});
     } else {
       auto in = co_await conn.recv_pooled(stop);
       if (!in) break;

@@ -32,18 +32,23 @@ IoResult<void> TlsStream::flush(const duet::detail::Deadline& deadline, const st
   return {};
 }
 
-// Runs one engine operation to its end: after each Step, flush its output,
-// then receive if it asked for ciphertext, and call it again.
+// Runs one engine operation to its end: after each Step, give the lent
+// ciphertext back (its pooled buffer returns to the loop before any wait),
+// flush the output, then receive if the engine asked for more, and call it again.
 template <typename Op>
 IoResult<void> TlsStream::drive(Op op, const duet::detail::Deadline& deadline, const std::stop_token& token) {
+  RecvBuffer lent;
   for (;;) {
     const Step step = op();
+    engine_->return_input();
+    lent.release();
     auto flushed = flush(deadline, token);
     if (step != Step::recv) return step == Step::failed || flushed ? engine_->result(step) : flushed;
     if (!flushed) return flushed;
-    auto space = engine_->input_space();
-    auto r = engine_->after_recv(tcp_.recv(space, deadline.none() ? Timeout{0} : deadline.left(), token));
-    if (!r) return r;
+    auto in = tcp_.recv_pooled(deadline.none() ? Timeout{0} : deadline.left(), token);
+    if (!in) return engine_->recv_failed(in.error());
+    lent = std::move(*in);
+    engine_->lend_input(lent.bytes());
   }
 }
 

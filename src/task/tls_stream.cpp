@@ -34,21 +34,28 @@ Task<IoResult<void>> TlsStream::flush(detail::Deadline deadline, std::stop_token
   co_return IoResult<void>{};
 }
 
-// Runs one engine operation to its end: after each Step, flush its output,
-// then receive if it asked for ciphertext, and call it again. The flush is
-// awaited only when there is output, so a read served from bytes already
-// received costs no further frame.
+// Runs one engine operation to its end: after each Step, give the lent
+// ciphertext back (its pooled buffer returns to the loop before any wait),
+// flush the output, then receive if the engine asked for more, and call it
+// again. The flush is awaited only when there is output, so a read served
+// from bytes already received costs no further frame.
 template <typename Op>
 Task<IoResult<void>> TlsStream::drive(Op op, detail::Deadline deadline, std::stop_token token) {
+  RecvBuffer lent;
   for (;;) {
     const Step step = op();
+    engine_->return_input();
+    lent.release();
     IoResult<void> flushed;
     if (engine_->has_output() && !engine_->sending()) flushed = co_await flush(deadline, token);
     if (step != Step::recv) co_return step == Step::failed || flushed ? engine_->result(step) : flushed;
     if (!flushed) co_return flushed;
-    auto receiving = tcp_.recv(engine_->input_space(), token);
+    auto receiving = tcp_.recv_pooled(token);
     if (!deadline.none()) receiving.set_timeout(deadline.left());
-    if (auto r = engine_->after_recv(co_await receiving); !r) co_return r;
+    auto in = co_await receiving;
+    if (!in) co_return engine_->recv_failed(in.error());
+    lent = std::move(*in);
+    engine_->lend_input(lent.bytes());
   }
 }
 

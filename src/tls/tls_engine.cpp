@@ -30,18 +30,25 @@ struct EngineBio {
     engine(bio).pending_.append(data, static_cast<std::size_t>(len));
     return len;
   }
-  // Empty input is "retry later" (the voice receives), never EOF: TCP's EOF
-  // is seen by the voice, which then fails the engine with unexpected_eof.
+  // Kept bytes first, then the lent ones. Empty input is "retry later" (the
+  // voice receives), never EOF: TCP's EOF is seen by the voice, which then
+  // fails the engine with unexpected_eof.
   static int read(BIO* bio, char* buf, int len) {
     TlsEngine& e = engine(bio);
     BIO_clear_retry_flags(bio);
-    const std::size_t n = std::min(e.in_len_ - e.in_pos_, static_cast<std::size_t>(len));
+    const bool kept = e.kept_pos_ < e.kept_.size();
+    const std::string_view from = kept ? std::string_view(e.kept_).substr(e.kept_pos_) : e.lent_;
+    const std::size_t n = std::min(from.size(), static_cast<std::size_t>(len));
     if (n == 0) {
       BIO_set_retry_read(bio);
       return -1;
     }
-    std::memcpy(buf, e.in_.get() + e.in_pos_, n);
-    e.in_pos_ += n;
+    std::memcpy(buf, from.data(), n);
+    if (kept) {
+      e.kept_pos_ += n;
+    } else {
+      e.lent_.remove_prefix(n);
+    }
     return static_cast<int>(n);
   }
   static long ctrl(BIO*, int cmd, long, void*) { return cmd == BIO_CTRL_FLUSH ? 1 : 0; }
@@ -99,10 +106,20 @@ TlsEngine::TlsEngine(const TlsContext& context, std::string_view server_name) {
 
 TlsEngine::~TlsEngine() { SSL_free(ssl_); }
 
-std::span<char> TlsEngine::input_space() noexcept {
-  if (in_pos_ == in_len_) in_pos_ = in_len_ = 0;
-  if (!in_) in_ = std::make_unique_for_overwrite<char[]>(input_capacity);
-  return {in_.get() + in_len_, input_capacity - in_len_};
+// Copies what OpenSSL left of the lent bytes (records after the one a read
+// returned), and gives the kept string's memory back once it is all read.
+void TlsEngine::return_input() {
+  if (kept_pos_ == kept_.size() && !kept_.empty()) {
+    kept_.clear();
+    kept_pos_ = 0;
+  }
+  if (!lent_.empty()) {
+    kept_.erase(0, kept_pos_);
+    kept_pos_ = 0;
+    kept_.append(lent_);
+    lent_ = {};
+  }
+  if (kept_.empty() && kept_.capacity() > 0) std::string().swap(kept_);
 }
 
 std::span<const char> TlsEngine::begin_send() noexcept {
@@ -138,17 +155,13 @@ TlsEngine::Step TlsEngine::close() {
   return ret >= 0 ? Step::done : finish(ret);  // 0: ours sent, theirs not awaited
 }
 
-IoResult<void> TlsEngine::after_recv(IoResult<std::size_t> r) {
-  if (r) {
-    commit_input(*r);
-    return {};
-  }
-  if (r.eof()) {
+IoResult<void> TlsEngine::recv_failed(std::error_code error) {
+  if (error == io_errc::eof) {
     fail(tls_errc::unexpected_eof, handshake_done() ? "the peer closed TCP without close_notify"
                                                     : "the peer closed TCP during the TLS handshake");
     return error_;
   }
-  return r.error();
+  return error;
 }
 
 IoResult<void> TlsEngine::after_send(IoResult<std::size_t> r) {

@@ -3,14 +3,19 @@
 //
 // Contract
 // - Sans-I/O: it never touches a socket. Each operation (handshake, read,
-//   write, close) returns a Step. After every call the voice first sends
-//   output() if there is some, then acts on the Step: recv means "receive
-//   ciphertext into input_space(), commit_input(n), and call the same
+//   write, close) returns a Step. After every call the voice calls
+//   return_input(), sends the output if there is some, then acts on the Step:
+//   recv means "receive ciphertext, lend_input(bytes), and call the same
 //   operation again"; done means the operation finished; closed means the peer
 //   sent close_notify; failed means error()/error_message() say why.
-// - Memory is bounded: input_space() is one fixed record-sized buffer, offered
-//   only once the previous bytes are consumed; output grows only by what one
-//   call produced (write() takes at most max_write plaintext bytes per call).
+// - Input is lent, not copied in: the voices receive into the loop's pooled
+//   buffers (lent only once bytes arrive), lend them to the engine for one
+//   operation, and give them back before waiting again; return_input() keeps
+//   only the bytes OpenSSL did not read yet (the rest of a batch of records).
+//   So an idle connection holds no input buffer of its own.
+// - Memory is bounded: kept input is at most one pooled buffer's worth;
+//   output grows only by what one call produced (write() takes at most
+//   max_write plaintext bytes per call).
 // - Output is double-buffered: begin_send() moves what is pending into an
 //   in-flight buffer that nothing appends to until end_send(), so a reader
 //   that produces bytes (a TLS 1.3 KeyUpdate reply) while a writer's send is
@@ -44,7 +49,7 @@ enum class RecordLayer { userspace };
 class TlsEngine {
  public:
   enum class Step { done, recv, closed, failed };
-  static constexpr std::size_t input_capacity = 17 * 1024;  // one max record (16 KiB + header + tag)
+  static constexpr std::size_t max_plaintext = 16 * 1024;  // a record's payload: a recv buffer that fits any
   static constexpr std::size_t max_write = 64 * 1024;       // plaintext per write(): four records
 
   // server_name (client side): sent as SNI unless it is an IP address, and
@@ -59,20 +64,21 @@ class TlsEngine {
   Step write(std::span<const char> in, std::size_t& n);
   Step close();  // queues close_notify (does not wait for the peer's)
 
-  [[nodiscard]] std::span<char> input_space() noexcept;
-  void commit_input(std::size_t n) noexcept { in_len_ += n; }
+  // `bytes` must stay valid until return_input(), which the voice calls after the operation.
+  void lend_input(std::string_view bytes) noexcept { lent_ = bytes; }
+  void return_input();
 
   [[nodiscard]] bool has_output() const noexcept { return !pending_.empty(); }
   [[nodiscard]] bool sending() const noexcept { return !in_flight_.empty(); }
   [[nodiscard]] std::span<const char> begin_send() noexcept;
   void end_send() noexcept { in_flight_.clear(); }
 
-  // The voices' shared bookkeeping around their TCP calls: after a recv into
-  // input_space() (EOF mid-record is unexpected_eof; a timeout or a stop
-  // leaves the engine usable), after a send of begin_send()'s bytes (any
-  // failure leaves a torn record, so it fails the engine), and the value a
-  // finished Step stands for (closed is EOF).
-  IoResult<void> after_recv(IoResult<std::size_t> r);
+  // The voices' shared bookkeeping around their TCP calls: after a failed
+  // recv (EOF mid-record is unexpected_eof; a timeout or a stop leaves the
+  // engine usable), after a send of begin_send()'s bytes (any failure leaves
+  // a torn record, so it fails the engine), and the value a finished Step
+  // stands for (closed is EOF).
+  IoResult<void> recv_failed(std::error_code error);
   IoResult<void> after_send(IoResult<std::size_t> r);
   [[nodiscard]] IoResult<void> result(Step step) const noexcept;
 
@@ -94,9 +100,9 @@ class TlsEngine {
 
   SSL* ssl_ = nullptr;
   std::string server_name_;  // the client's session cache files new tickets under it
-  std::unique_ptr<char[]> in_;  // allocated on the first input_space(): a server's idle listener side holds none
-  std::size_t in_pos_ = 0;
-  std::size_t in_len_ = 0;
+  std::string_view lent_;  // the voice's received bytes, during one operation
+  std::string kept_;       // bytes OpenSSL has not read yet, read before lent_
+  std::size_t kept_pos_ = 0;
   std::string pending_;    // ciphertext OpenSSL wrote, not yet sending
   std::string in_flight_;  // ciphertext handed to the kernel, stable until end_send()
   std::error_code error_;
