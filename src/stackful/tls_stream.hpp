@@ -8,8 +8,10 @@
 //   tls_errc values, with OpenSSL's words in error_message().
 // - The TLS state machine is duet::TlsEngine (voice-neutral, sans-I/O); this
 //   class only moves the bytes it asks for over the TCP stream, so it never
-//   blocks the loop and works on both backends. Each call blocks only the
-//   calling fiber. A timeout bounds the whole call (all its round trips).
+//   blocks the loop and works on both backends. Ciphertext arrives in the
+//   loop's pooled buffers (recv_pooled), so a waiting stream holds none.
+//   Each call blocks only the calling fiber. A timeout bounds the whole call
+//   (all its round trips).
 // - handshake() may be skipped: the first recv/send does it, without a
 //   timeout of its own. shutdown() sends close_notify then FIN; it does not
 //   wait for the peer's close_notify.
