@@ -25,7 +25,9 @@ import time
 
 import chart
 import pubsub
+import tls_rows
 
+TLS_CERTS = None  # set by --tls: the certificates' directory; the TLS rows' clients trust its CA
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 SERVER_CPU, CLIENT_CPU = "0", "1"
@@ -160,8 +162,9 @@ class Server:
 
 
 def redis_benchmark(port, args, n, clients=50):
+    tls = tls_rows.client_args(TLS_CERTS) if TLS_CERTS else []
     cmd = ["taskset", "-c", CLIENT_CPU, "redis-benchmark", "-p", str(port), "-c", str(clients),
-           "-n", str(n), "--csv", *args]
+           "-n", str(n), "--csv", *tls, *args]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     rows = list(csv.DictReader(io.StringIO(done.stdout))) if done.returncode == 0 else []
     if not rows:
@@ -189,6 +192,9 @@ def measure(server, port, workload, build):
     cpu0, t0 = server.cpu_seconds(), time.time()
     if client == "duet":
         sample = duet_load(build, port, args, size)
+        requests = sample["requests"]
+    elif client == "handshake":
+        sample = tls_rows.handshake_load(build, port, TLS_CERTS, size, CLIENT_CPU, args)
         requests = sample["requests"]
     else:
         sample = redis_benchmark(port, args, size)
@@ -304,6 +310,7 @@ def median_table(results, loads, names):
             cpu = med(name, "server_cpu_us_per_req")
             # Persistence rows compare with Redis under the same fsync policy.
             ref = "redis" + (name[name.index(" aof-"):] if " aof-" in name else "")
+            ref = "tls redis" if name.startswith("tls ") else ref
             redis = med(ref, "server_cpu_us_per_req") if ref in per_cfg else None
             vs_redis = f"{cpu / redis:.2f}" if redis else "-"
             vs_floor = f"{cpu / floor:.2f}" if floor else "-"
@@ -366,6 +373,8 @@ def main():
     ap.add_argument("--syscalls", action="store_true", help="also count server syscalls per request (strace)")
     ap.add_argument("--aof", action="store_true",
                     help="also run the append-only-file rows (everysec, always) for duet and Redis")
+    ap.add_argument("--tls", action="store_true",
+                    help="run only the TLS rows (tls_rows.py): duet's TLS port and redis-server --tls-port")
     ap.add_argument("--clients", default="redis-benchmark,duet,pubsub",
                     help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
                          "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load)")
@@ -377,6 +386,10 @@ def main():
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000, --scale 0.01..10")
 
     configs = configurations(opts.build, opts.port)
+    if opts.tls:
+        global TLS_CERTS
+        TLS_CERTS = tls_rows.make_certs(tempfile.mkdtemp(prefix="duet-tls-bench-"))
+        configs, opts.idle = tls_rows.configurations(opts.build, opts.port, TLS_CERTS), 0
     aof_dir = tempfile.mkdtemp(prefix="duet-aof-bench-") if opts.aof else None
     if aof_dir:
         configs.update(aof_configurations(opts.build, opts.port, aof_dir))
@@ -384,7 +397,7 @@ def main():
     missing = [n for n in names if configs[n][0] != "redis-server" and not os.access(configs[n][0], os.X_OK)]
     if missing:
         sys.exit(f"side_by_side: not built: {', '.join(configs[n][0] for n in missing)}")
-    loads = workloads(opts.scale, opts.clients.split(","))
+    loads = tls_rows.workloads(opts.scale) if opts.tls else workloads(opts.scale, opts.clients.split(","))
     if opts.workloads:
         wanted = opts.workloads.split(",")
         unknown = [w for w in wanted if w not in [load[0] for load in loads]]
@@ -407,8 +420,9 @@ def main():
             syscalls[name] = syscalls_per_request(name, configs[name], opts.port, opts.out)
         print()
     md = write_outputs(opts, results, loads, names, syscalls)
-    if aof_dir:
-        shutil.rmtree(aof_dir, ignore_errors=True)
+    for tmp in (aof_dir, TLS_CERTS):
+        if tmp:
+            shutil.rmtree(tmp, ignore_errors=True)
     print("\n".join(md))
     print(f"raw samples: {opts.out}/results.json, chart: {opts.out}/chart.svg")
 

@@ -1,7 +1,11 @@
 // duet-kv-stackful: the KV server driven by the stackful voice (fibers with
 // plain blocking calls). Same core, same ServerRuntime as duet-kv-stackless.
+#include <memory>
 #include <optional>
+#include <span>
 #include <stop_token>
+#include <string_view>
+#include <type_traits>
 
 #include "kv/aof/aof_wait_fiber.hpp"
 #include "kv/push_signal.hpp"
@@ -12,6 +16,7 @@
 #include "stackful/sleep.hpp"
 #include "stackful/tcp_listener.hpp"
 #include "stackful/this_fiber.hpp"
+#include "stackful/tls_stream.hpp"
 
 namespace {
 
@@ -19,13 +24,21 @@ using namespace duet;
 using kv::ServerRuntime;
 
 // Sends the replies once their writes are logged (AOF group commit).
-bool flush(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& session, const std::stop_token& stop) {
+template <typename Stream>
+bool flush(ServerRuntime& rt, Stream& conn, kv::Session& session, const std::stop_token& stop) {
   const auto out = session.output();
   kv::wait_durable(rt.aof());
   if (!conn.send_all(out, stop)) return false;
   session.consume_output(out.size());
   return true;
 }
+
+// What one recv brought: a pooled buffer (TCP), or plaintext decrypted into
+// the connection's own buffer (TLS has no pooled recv).
+template <typename Stream>
+using Received = std::conditional_t<std::is_same_v<Stream, fiber::TlsStream>, IoResult<std::size_t>, IoResult<RecvBuffer>>;
+std::string_view bytes_of(IoResult<RecvBuffer>& in, std::span<char>) { return in->bytes(); }
+std::string_view bytes_of(IoResult<std::size_t>& in, std::span<char> plain) { return {plain.data(), *in}; }
 
 // Out of stacks (vm.max_map_count) closes this connection, not the server.
 template <typename F>
@@ -43,12 +56,15 @@ bool start_reader(fiber::Fiber<void>& reader, F&& body) {
 // that both a push (PushSignal) and its recv (a reader fiber) set, so a
 // message costs a wake-up and a send: the recv stays pending across pushes,
 // never cancelled and re-armed, and this fiber alone runs commands and sends.
-void serve_subscriber(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& session, const std::stop_token& stop) {
+// A TlsStream allows one recv and one send in flight at once, as here.
+template <typename Stream>
+void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
+                      const std::stop_token& stop) {
   fiber::Event wake;
   kv::PushSignal signal(session, wake);
   std::stop_source reader_stop;
   std::stop_callback link(stop, [&reader_stop] { reader_stop.request_stop(); });
-  std::optional<IoResult<RecvBuffer>> in;
+  std::optional<Received<Stream>> in;
   fiber::Fiber<void> reader;  // holds the pending recv; joined before we return
   for (;;) {
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
@@ -60,13 +76,17 @@ void serve_subscriber(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& se
     }
     if (in) {
       if (!*in) break;  // EOF, an error, or the server stops
-      session.feed((*in)->bytes());
+      session.feed(bytes_of(*in, plain));
       in.reset();  // the buffer goes back to the loop
       reader.join();
       continue;
     }
     if (!reader.joinable() && !start_reader(reader, [&] {
-          in.emplace(conn.recv_pooled(reader_stop.get_token()));
+          if constexpr (std::is_same_v<Stream, fiber::TlsStream>) {
+            in.emplace(conn.recv(plain, reader_stop.get_token()));
+          } else {
+            in.emplace(conn.recv_pooled(reader_stop.get_token()));
+          }
           wake.set();
         })) {
       break;
@@ -79,9 +99,21 @@ void serve_subscriber(ServerRuntime& rt, fiber::TcpStream& conn, kv::Session& se
   if (reader.joinable()) reader.join();
 }
 
-void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
+// One loop for both ports: Stream is fiber::TcpStream or fiber::TlsStream
+// (whose recv decrypts into a buffer of the connection's own).
+template <typename Stream>
+void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
+  constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
-  for (;;) {
+  // Left uninitialised: a read touches only the pages its plaintext fills.
+  auto plain = std::make_unique_for_overwrite<char[]>(tls ? TlsEngine::max_plaintext : 0);
+  bool open = true;
+  if constexpr (tls) {
+    auto hs = conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
+    if (!hs) rt.on_tls_error(hs.error(), conn.error_message());
+    open = hs.ok();
+  }
+  while (open) {
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
@@ -89,25 +121,36 @@ void serve(ServerRuntime& rt, fiber::TcpStream conn, std::stop_token stop) {
       continue;
     }
     if (session.push_mode()) {
-      serve_subscriber(rt, conn, session, stop);
+      serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
       break;
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting fibers hold none.
-    auto in = conn.recv_pooled(stop);
-    if (!in) break;
-    session.feed(in->bytes());
+    if constexpr (tls) {
+      auto n = conn.recv({plain.get(), TlsEngine::max_plaintext}, stop);
+      if (!n) break;
+      session.feed({plain.get(), *n});
+    } else {
+      auto in = conn.recv_pooled(stop);
+      if (!in) break;
+      session.feed(in->bytes());
+    }
   }
   rt.on_disconnect();
 }
 
-void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListener& listener, std::stop_token stop) {
+// tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
+void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListener& listener, std::stop_token stop,
+                 bool tls) {
   while (!stop.stop_requested()) {
     auto conn = listener.accept(stop);
     if (!conn) {
       fiber::sleep_for(rt.on_accept_error(conn.error(), listener.native_handle()), stop);
-    } else if (rt.admit(conn->native_handle())) {
-      scheduler.spawn(serve, std::ref(rt), std::move(*conn), stop).detach();
+    } else if (tls && rt.admit(conn->native_handle())) {
+      fiber::TlsStream stream(std::move(*conn), *rt.tls_context());
+      scheduler.spawn(serve<fiber::TlsStream>, std::ref(rt), std::move(stream), stop).detach();
+    } else if (!tls && rt.admit(conn->native_handle())) {
+      scheduler.spawn(serve<fiber::TcpStream>, std::ref(rt), std::move(*conn), stop).detach();
     }
   }
 }
@@ -119,21 +162,25 @@ int main(int argc, char** argv) {
     std::optional<fiber::Scheduler> scheduler;
     rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
     std::optional<fiber::TcpListener> listener;
-    rt.bind_listener([&](const SocketAddress& a) { listener.emplace(fiber::TcpListener::bind(a)); });
+    std::optional<fiber::TcpListener> tls_listener;
+    if (rt.plain_port()) rt.bind_listener([&](const SocketAddress& a) { listener.emplace(fiber::TcpListener::bind(a)); });
+    if (rt.tls_context()) rt.bind_tls_listener([&](const SocketAddress& a) { tls_listener.emplace(fiber::TcpListener::bind(a)); });
     std::optional<fiber::UnixListener> unix_listener;
     rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
       unix_listener.emplace(fiber::UnixListener::bind(a, o));
     });
     rt.start_aof(scheduler->loop());
-    rt.on_listening(listener->local_address());
+    if (listener) rt.on_listening(listener->local_address());
+    if (tls_listener) rt.on_listening_tls(tls_listener->local_address());
     std::stop_source stop;
     scheduler->spawn([&] {
       while (!rt.tick()) fiber::sleep_for(rt.tick_interval());
       stop.request_stop();  // cancels accept and every connection's pending I/O
     }).detach();
-    scheduler->spawn([&] { accept_loop(rt, *scheduler, *listener, stop.get_token()); }).detach();
+    if (listener) scheduler->spawn([&] { accept_loop(rt, *scheduler, *listener, stop.get_token(), false); }).detach();
+    if (tls_listener) scheduler->spawn([&] { accept_loop(rt, *scheduler, *tls_listener, stop.get_token(), true); }).detach();
     if (unix_listener) {  // --unixsocket
-      scheduler->spawn([&] { accept_loop(rt, *scheduler, *unix_listener, stop.get_token()); }).detach();
+      scheduler->spawn([&] { accept_loop(rt, *scheduler, *unix_listener, stop.get_token(), false); }).detach();
     }
     scheduler->run();
     rt.on_stopped();

@@ -1,7 +1,11 @@
 // duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
 // Everything but the loops below lives in the sans-I/O core and ServerRuntime.
 #include <optional>
+#include <memory>
+#include <span>
 #include <stop_token>
+#include <string_view>
+#include <type_traits>
 
 #include "kv/aof/aof_wait_task.hpp"
 #include "kv/push_signal.hpp"
@@ -13,6 +17,7 @@
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
+#include "task/tls_stream.hpp"
 
 namespace {
 
@@ -26,7 +31,8 @@ using kv::ServerRuntime;
 // The price: one ~460-byte frame from malloc's thread cache per flush (tens
 // of ns; once per batch when pipelined) against ~6 µs of kernel work per
 // request at pipeline 1.
-Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
+template <typename Stream>
+Task<bool> flush(ServerRuntime& rt, Stream& conn, kv::Session& session, std::stop_token stop) {
   const auto out = session.output();
   co_await kv::aof_durable(rt.aof());
   if (!co_await conn.send_all(out, std::move(stop))) co_return false;
@@ -34,10 +40,26 @@ Task<bool> flush(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::
   co_return true;
 }
 
+EventLoop& loop_of(TcpStream& conn) { return conn.loop(); }
+EventLoop& loop_of(TlsStream& conn) { return conn.tcp().loop(); }
+
+// What one recv brought: a pooled buffer (TCP), or plaintext decrypted into
+// the connection's own buffer (TLS has no pooled recv).
+template <typename Stream>
+using Received = std::conditional_t<std::is_same_v<Stream, TlsStream>, IoResult<std::size_t>, IoResult<RecvBuffer>>;
+std::string_view bytes_of(IoResult<RecvBuffer>& in, std::span<char>) { return in->bytes(); }
+std::string_view bytes_of(IoResult<std::size_t>& in, std::span<char> plain) { return {plain.data(), *in}; }
+
 // One recv for a subscriber, beside its sends: the bytes (or EOF, an error)
 // wait in `in` for the connection's loop, which `wake` calls.
-Task<void> read_once(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, Event& wake, std::stop_token stop) {
-  in.emplace(co_await conn.recv_pooled(std::move(stop)));
+template <typename Stream>
+Task<void> read_once(Stream& conn, std::optional<Received<Stream>>& in, std::span<char> plain, Event& wake,
+                     std::stop_token stop) {
+  if constexpr (std::is_same_v<Stream, TlsStream>) {
+    in.emplace(co_await conn.recv(plain, std::move(stop)));
+  } else {
+    in.emplace(co_await conn.recv_pooled(std::move(stop)));
+  }
   wake.set();
 }
 
@@ -46,12 +68,15 @@ Task<void> read_once(TcpStream& conn, std::optional<IoResult<RecvBuffer>>& in, E
 // event that both a push (PushSignal) and its recv (read_once) set, so a
 // message costs a wake-up and a send: the recv stays pending across pushes,
 // never cancelled and re-armed, and the loop alone runs commands and sends.
-Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& session, std::stop_token stop) {
-  Event wake(conn.loop());
+// A TlsStream allows one recv and one send in flight at once, as here.
+template <typename Stream>
+Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
+                            std::stop_token stop) {
+  Event wake(loop_of(conn));
   kv::PushSignal signal(session, wake);
   TaskScope reader;  // holds the pending recv; joined before the frame goes
   std::stop_callback link(stop, [&reader] { reader.request_stop(); });
-  std::optional<IoResult<RecvBuffer>> in;
+  std::optional<Received<Stream>> in;
   bool reading = false;
   for (;;) {
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
@@ -63,14 +88,14 @@ Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& ses
     }
     if (in) {
       if (!*in) break;  // EOF, an error, or the server stops
-      session.feed((*in)->bytes());
+      session.feed(bytes_of(*in, plain));
       in.reset();  // the buffer goes back to the loop
       reading = false;
       continue;
     }
     if (!reading) {
       reading = true;
-      reader.spawn(read_once(conn, in, wake, reader.stop_token()));
+      reader.spawn(read_once(conn, in, plain, wake, reader.stop_token()));
     }
     wake.reset();
     if (in || session.has_pushes()) continue;  // came in meanwhile
@@ -80,9 +105,21 @@ Task<void> serve_subscriber(ServerRuntime& rt, TcpStream& conn, kv::Session& ses
   co_await reader.join();
 }
 
-Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
+// One loop for both ports: Stream is TcpStream or TlsStream (whose recv
+// decrypts into a buffer of the connection's own: TLS has no pooled recv).
+template <typename Stream>
+Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
+  constexpr bool tls = std::is_same_v<Stream, TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
-  for (;;) {
+  // Left uninitialised: a read touches only the pages its plaintext fills.
+  auto plain = std::make_unique_for_overwrite<char[]>(tls ? TlsEngine::max_plaintext : 0);
+  bool open = true;
+  if constexpr (tls) {
+    auto hs = co_await conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
+    if (!hs) rt.on_tls_error(hs.error(), conn.error_message());
+    open = hs.ok();
+  }
+  while (open) {
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit: drained, now run the rest
@@ -90,25 +127,36 @@ Task<void> serve(ServerRuntime& rt, TcpStream conn, std::stop_token stop) {
       continue;
     }
     if (session.push_mode()) {
-      co_await serve_subscriber(rt, conn, session, stop);
+      co_await serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
       break;
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.
-    auto in = co_await conn.recv_pooled(stop);
-    if (!in) break;
-    session.feed(in->bytes());
+    if constexpr (tls) {
+      auto n = co_await conn.recv({plain.get(), TlsEngine::max_plaintext}, stop);
+      if (!n) break;
+      session.feed({plain.get(), *n});
+    } else {
+      auto in = co_await conn.recv_pooled(stop);
+      if (!in) break;
+      session.feed(in->bytes());
+    }
   }
   rt.on_disconnect();
 }
 
-Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope) {
+// tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
+Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope, bool tls) {
   while (!scope.stop_token().stop_requested()) {
     auto conn = co_await listener.accept(scope.stop_token());
     if (!conn) {
       co_await sleep_for(loop, rt.on_accept_error(conn.error(), listener.native_handle()), scope.stop_token());
     } else if (rt.admit(conn->native_handle())) {
-      scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+      if (tls) {
+        scope.spawn(serve(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token()));
+      } else {
+        scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+      }
     }
   }
 }
@@ -118,11 +166,13 @@ Task<void> ticker(ServerRuntime& rt, EventLoop& loop, TaskScope& scope) {
   scope.request_stop();  // cancels accept and every connection's pending I/O
 }
 
-Task<void> run_server(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, UnixListener* unix_listener) {
+Task<void> run_server(ServerRuntime& rt, EventLoop& loop, std::optional<TcpListener>& listener,
+                      std::optional<TcpListener>& tls_listener, std::optional<UnixListener>& unix_listener) {
   TaskScope scope;
   scope.spawn(ticker(rt, loop, scope));
-  scope.spawn(accept_loop(rt, loop, listener, scope));
-  if (unix_listener != nullptr) scope.spawn(accept_loop(rt, loop, *unix_listener, scope));  // --unixsocket
+  if (listener) scope.spawn(accept_loop(rt, loop, *listener, scope, false));
+  if (tls_listener) scope.spawn(accept_loop(rt, loop, *tls_listener, scope, true));
+  if (unix_listener) scope.spawn(accept_loop(rt, loop, *unix_listener, scope, false));  // --unixsocket
   co_await scope.join();
 }
 
@@ -133,14 +183,17 @@ int main(int argc, char** argv) {
     std::optional<EventLoop> loop;
     rt.open_backend([&](Backend b) { loop.emplace(b); });
     std::optional<TcpListener> listener;
-    rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+    std::optional<TcpListener> tls_listener;
+    if (rt.plain_port()) rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+    if (rt.tls_context()) rt.bind_tls_listener([&](const SocketAddress& a) { tls_listener.emplace(TcpListener::bind(*loop, a)); });
     std::optional<UnixListener> unix_listener;
     rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
       unix_listener.emplace(UnixListener::bind(*loop, a, o));
     });
     rt.start_aof(*loop);
-    rt.on_listening(listener->local_address());
-    run_until_complete(*loop, run_server(rt, *loop, *listener, unix_listener ? &*unix_listener : nullptr));
+    if (listener) rt.on_listening(listener->local_address());
+    if (tls_listener) rt.on_listening_tls(tls_listener->local_address());
+    run_until_complete(*loop, run_server(rt, *loop, listener, tls_listener, unix_listener));
     rt.on_stopped();
     return 0;
   });

@@ -100,6 +100,39 @@ const Flag flags[] = {
      }},
 };
 
+// TLS, as Redis spells it (redis.conf). --port 0 with --tls-port turns the
+// plain port off, as in Redis; --port 0 alone still picks a free port (where
+// Redis would refuse to start, listening nowhere).
+const Flag tls_flags[] = {
+    {"tls-port", "an integer 0..65535 (0: no TLS port)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 0, 65535, n) && (o.tls.port = static_cast<int>(n), true);
+     }},
+    {"tls-cert-file", "a PEM certificate chain file",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.tls.cert_file.assign(v), true); }},
+    {"tls-key-file", "a PEM private key file",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.tls.key_file.assign(v), true); }},
+    {"tls-ca-cert-file", "a PEM file of trusted CA certificates",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.tls.ca_cert_file.assign(v), true); }},
+    {"tls-ca-cert-dir", "a directory of trusted CA certificates",
+     [](ServerOptions& o, std::string_view v) { return !v.empty() && (o.tls.ca_cert_dir.assign(v), true); }},
+    {"tls-auth-clients", "yes, no or optional",
+     [](ServerOptions& o, std::string_view v) {
+       return (v == "yes" || v == "no" || v == "optional") && (o.tls.auth_clients.assign(v), true);
+     }},
+};
+
+// What one flag cannot check alone; empty when the TLS settings are usable.
+std::string check_tls(const TlsServerOptions& tls) {
+  if (tls.port == 0) return {};
+  if (tls.cert_file.empty() || tls.key_file.empty()) return "--tls-port needs --tls-cert-file and --tls-key-file";
+  if (tls.auth_clients != "no" && tls.ca_cert_file.empty() && tls.ca_cert_dir.empty()) {
+    return "--tls-auth-clients " + tls.auth_clients + " needs --tls-ca-cert-file or --tls-ca-cert-dir";
+  }
+  return {};
+}
+
 }  // namespace
 
 std::optional<ServerOptions> parse_server_options(int argc, const char* const* argv, std::string& error) {
@@ -119,6 +152,7 @@ std::optional<ServerOptions> parse_server_options(int argc, const char* const* a
     }
     const Flag* flag = nullptr;
     for (const Flag& f : flags) flag = f.name == arg ? &f : flag;
+    for (const Flag& f : tls_flags) flag = f.name == arg ? &f : flag;
     if (flag == nullptr) return error = "unknown option --" + std::string(arg) + " (see --help)", std::nullopt;
     if (!value && i + 1 >= argc) return error = "option --" + std::string(arg) + " needs a value", std::nullopt;
     if (!value) value = argv[++i];
@@ -129,6 +163,7 @@ std::optional<ServerOptions> parse_server_options(int argc, const char* const* a
     }
   }
   options.config.backend = std::string(backend_name(options.backend));
+  if (error = check_tls(options.tls); !error.empty()) return std::nullopt;
   return options;
 }
 
@@ -160,6 +195,14 @@ std::string usage(std::string_view program) {
       "  --dir DIR                where the append-only file lives (default .)\n"
       "  --auto-aof-rewrite-percentage N  rewrite when the AOF grew N% (default 100)\n"
       "  --auto-aof-rewrite-min-size N    ...and is at least N bytes (default 64mb)\n"
+      "  --tls-port N             also serve TLS on port N (default 0: off); with\n"
+      "                           --port 0 the plain port is off, as in Redis\n"
+      "  --tls-cert-file F        the server's PEM certificate chain\n"
+      "  --tls-key-file F         its private key\n"
+      "  --tls-ca-cert-file F     CAs trusted for client certificates\n"
+      "  --tls-ca-cert-dir D      ...or a directory of them\n"
+      "  --tls-auth-clients yes|no|optional  client certificates required (default),\n"
+      "                           neither asked for nor accepted, or checked if sent\n"
       "  --help                   this text\n\n"
       "Stop it with Ctrl-C, SIGTERM or the SHUTDOWN command.\n";
   return text;

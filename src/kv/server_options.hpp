@@ -4,7 +4,11 @@
 // - parse_server_options(argc, argv) reads --port, --bind, --unixsocket,
 //   --unixsocketperm, --backend,
 //   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help,
-//   --appendonly, --appendfsync, --dir, --auto-aof-rewrite-percentage/-min-size
+//   --appendonly, --appendfsync, --dir, --auto-aof-rewrite-percentage/-min-size,
+//   the TLS flags (--tls-port, --tls-cert-file, --tls-key-file,
+//   --tls-ca-cert-file, --tls-ca-cert-dir, --tls-auth-clients yes|no|optional,
+//   as in Redis; a TLS port needs a certificate and key, and client
+//   authentication (the default, yes) a CA)
 //   (each as "--flag value" or "--flag=value") and validates every value. On a
 //   bad flag it returns an error message naming the flag, the value and what
 //   is allowed; nothing is printed and nothing exits here.
@@ -24,8 +28,20 @@
 
 namespace duet::kv {
 
+// The TLS listener, with Redis's flag names and meanings.
+struct TlsServerOptions {
+  int port = 0;  // 0: no TLS listener
+  std::string cert_file;
+  std::string key_file;
+  std::string ca_cert_file;
+  std::string ca_cert_dir;
+  std::string auth_clients = "yes";  // yes: a valid client certificate is required; optional: checked if
+                                     // sent; no: neither asked for nor accepted
+};
+
 struct ServerOptions {
   ServerConfig config;
+  TlsServerOptions tls;
   Backend backend = Backend::io_uring;
   bool help = false;
 };

@@ -68,6 +68,16 @@ ServerRuntime::ServerRuntime(ServerOptions options)
   // pending recv with EOF on either backend, so its driver loop closes it.
   state_.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  if (const TlsServerOptions& t = options_.tls; t.port != 0) {
+    TlsOptions o;
+    o.role = TlsRole::server;
+    o.cert_chain_file = t.cert_file;
+    o.key_file = t.key_file;
+    o.ca_file = t.ca_cert_file;
+    o.ca_dir = t.ca_cert_dir;
+    o.verify = t.auth_clients == "yes" ? TlsVerify::peer : t.auth_clients == "optional" ? TlsVerify::optional : TlsVerify::none;
+    tls_ = std::make_unique<TlsContext>(o);
+  }
 }
 
 ServerRuntime::~ServerRuntime() {
@@ -103,8 +113,18 @@ SocketAddress ServerRuntime::listen_address() const {
 // (5 ms, 10 ms, ... 250 ms) that catches the common case at the first retry
 // and gives up after bind_retry_budget when another process holds the port.
 void ServerRuntime::bind_listener(const std::function<void(const SocketAddress&)>& bind) {
+  bind_with_retry(listen_address(), bind);
+}
+
+void ServerRuntime::bind_tls_listener(const std::function<void(const SocketAddress&)>& bind) {
+  const auto address = SocketAddress::parse(state_.config().bind, static_cast<std::uint16_t>(options_.tls.port));
+  if (!address) throw std::invalid_argument("invalid --bind address '" + state_.config().bind + "'");
+  bind_with_retry(*address, bind);
+}
+
+void ServerRuntime::bind_with_retry(const SocketAddress& address,
+                                    const std::function<void(const SocketAddress&)>& bind) {
   using std::chrono::milliseconds;
-  const SocketAddress address = listen_address();
   milliseconds waited{0};
   milliseconds delay{5};
   for (;;) {
@@ -146,6 +166,17 @@ bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddr
   }
   log_.write(LogLevel::notice, "The server is now ready to accept connections at " + c.unixsocket);
   return true;
+}
+
+void ServerRuntime::on_tls_error(std::error_code error, const std::string& detail) {
+  log_.write(LogLevel::verbose, "Error accepting a client connection: " + error.message() +
+                                    (detail.empty() ? "" : " (" + detail + ")"));
+}
+
+void ServerRuntime::on_listening_tls(const SocketAddress& local) {
+  log_.write(LogLevel::notice, "duet-kv (" + state_.config().voice + ", " + state_.config().backend +
+                                   ") listening on " + local.to_string() + " (TLS)");
+  log_.write(LogLevel::notice, "Ready to accept connections tls");
 }
 
 bool ServerRuntime::admit(int fd) {

@@ -11,6 +11,12 @@
 //   EADDRINUSE, retries with a back-off for up to bind_retry_budget: a server
 //   restarted right after a crash must come up (see the .cpp for why the port
 //   is briefly busy). Past the budget, or on any other error, it throws.
+// - TLS (--tls-port): tls_context() is the context every TLS connection shares
+//   (null without a TLS port; built in the constructor, so a bad certificate
+//   stops the start with exit 1); bind_tls_listener(bind) is bind_listener for
+//   the TLS port; plain_port() is false when --port 0 came with --tls-port
+//   (Redis's way to serve TLS only); a TLS client gets tls_handshake_timeout,
+//   and a failed handshake is logged (verbose) by on_tls_error.
 // - admit(fd) enforces --maxclients: past it, it writes Redis's error to fd and
 //   returns false (the caller closes fd); every admitted connection must end
 //   with on_disconnect().
@@ -47,6 +53,7 @@
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
 #include "kv/server_state.hpp"
+#include "tls/tls_context.hpp"
 
 namespace duet::kv {
 
@@ -74,6 +81,13 @@ class ServerRuntime {
   // "Failed opening Unix socket: ..." (exit 1, as redis-server). on_stopped()
   // removes the socket file, as Redis does at shutdown.
   bool bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind);
+
+  [[nodiscard]] const TlsContext* tls_context() const noexcept { return tls_.get(); }
+  [[nodiscard]] bool plain_port() const noexcept { return !tls_ || options_.config.port != 0; }
+  void bind_tls_listener(const std::function<void(const SocketAddress&)>& bind);
+  void on_listening_tls(const SocketAddress& local);
+  void on_tls_error(std::error_code error, const std::string& detail);  // a failed handshake, logged at verbose
+  static constexpr std::chrono::seconds tls_handshake_timeout{10};
   // --appendonly yes: loads the AOF (throws on a corrupt one) and logs writes
   // from now on; drivers call it on their loop before serving. aof() is then
   // non-null; on_stopped() flushes and fsyncs it while the loop is still alive.
@@ -93,6 +107,9 @@ class ServerRuntime {
   ServerState state_;
   ServerLog log_;
   std::size_t connections_ = 0;
+  void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
+
+  std::unique_ptr<TlsContext> tls_;
   int spare_fd_ = -1;  // reserved for the EMFILE dance
   std::int64_t last_emfile_log_ms_ = 0;
   std::unique_ptr<AofService> aof_;  // last: goes before the state it observes

@@ -1,0 +1,98 @@
+// TlsStream (stackless): the engine's Steps turned into awaited TCP calls. All
+// TLS logic is in TlsEngine; this file is the stackless half of "move the bytes".
+#include "task/tls_stream.hpp"
+
+namespace duet {
+
+using Step = TlsEngine::Step;
+
+TlsStream::TlsStream(TcpStream tcp, const TlsContext& context, std::string_view server_name)
+    : tcp_(std::move(tcp)), engine_(std::make_unique<TlsEngine>(context, server_name)) {}
+
+Task<IoResult<TlsStream>> TlsStream::connect(EventLoop& loop, SocketAddress peer, const TlsContext& context,
+                                             std::string server_name, Timeout timeout, std::stop_token token) {
+  const detail::Deadline deadline(timeout);
+  auto connecting = TcpStream::connect(loop, peer, token);
+  if (!deadline.none()) connecting.set_timeout(deadline.left());
+  auto tcp = co_await connecting;
+  if (!tcp) co_return tcp.error();
+  TlsStream tls(std::move(*tcp), context, server_name);
+  if (auto hs = co_await tls.drive([&] { return tls.engine_->handshake(); }, deadline, token); !hs) {
+    co_return hs.error();
+  }
+  co_return std::move(tls);
+}
+
+// Sends what the engine has queued, unless another coroutine of this stream
+// is already sending (it loops until nothing is pending, so nothing is left behind).
+Task<IoResult<void>> TlsStream::flush(detail::Deadline deadline, std::stop_token token) {
+  while (!engine_->sending() && engine_->has_output()) {
+    auto sending = tcp_.send_all(engine_->begin_send(), token);
+    if (!deadline.none()) sending.set_timeout(deadline.left());
+    if (auto r = engine_->after_send(co_await sending); !r) co_return r;
+  }
+  co_return IoResult<void>{};
+}
+
+// Runs one engine operation to its end: after each Step, give the lent
+// ciphertext back (its pooled buffer returns to the loop before any wait),
+// flush the output, then receive if the engine asked for more, and call it
+// again. The flush is awaited only when there is output, so a read served
+// from bytes already received costs no further frame.
+template <typename Op>
+Task<IoResult<void>> TlsStream::drive(Op op, detail::Deadline deadline, std::stop_token token) {
+  RecvBuffer lent;
+  for (;;) {
+    const Step step = op();
+    engine_->return_input();
+    lent.release();
+    IoResult<void> flushed;
+    if (engine_->has_output() && !engine_->sending()) flushed = co_await flush(deadline, token);
+    if (step != Step::recv) co_return step == Step::failed || flushed ? engine_->result(step) : flushed;
+    if (!flushed) co_return flushed;
+    auto receiving = tcp_.recv_pooled(token);
+    if (!deadline.none()) receiving.set_timeout(deadline.left());
+    auto in = co_await receiving;
+    if (!in) co_return engine_->recv_failed(in.error());
+    lent = std::move(*in);
+    engine_->lend_input(lent.bytes());
+  }
+}
+
+Task<IoResult<void>> TlsStream::handshake(Timeout timeout, std::stop_token token) {
+  co_return co_await drive([this] { return engine_->handshake(); }, detail::Deadline(timeout), std::move(token));
+}
+
+Task<IoResult<std::size_t>> TlsStream::recv(std::span<char> buf, Timeout timeout, std::stop_token token) {
+  std::size_t n = 0;
+  if (buf.empty()) co_return n;
+  auto r = co_await drive([&] { return engine_->read(buf, n); }, detail::Deadline(timeout), std::move(token));
+  if (!r) co_return r.error();
+  co_return n;
+}
+
+Task<IoResult<std::size_t>> TlsStream::send(std::span<const char> buf, Timeout timeout, std::stop_token token) {
+  std::size_t n = 0;
+  auto r = co_await drive([&] { return engine_->write(buf, n); }, detail::Deadline(timeout), std::move(token));
+  if (!r) co_return r.error();
+  co_return n;
+}
+
+Task<IoResult<std::size_t>> TlsStream::send_all(std::span<const char> buf, Timeout timeout, std::stop_token token) {
+  const detail::Deadline deadline(timeout);
+  std::size_t total = 0;
+  while (total < buf.size()) {  // max_write per round: the queued ciphertext stays bounded
+    std::size_t n = 0;
+    auto r = co_await drive([&] { return engine_->write(buf.subspan(total), n); }, deadline, token);
+    if (!r) co_return r.error();
+    total += n;
+  }
+  co_return total;
+}
+
+Task<IoResult<void>> TlsStream::shutdown(Timeout timeout, std::stop_token token) {
+  if (auto r = co_await drive([this] { return engine_->close(); }, detail::Deadline(timeout), token); !r) co_return r;
+  co_return tcp_.shutdown(SHUT_WR);
+}
+
+}  // namespace duet

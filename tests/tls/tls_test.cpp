@@ -1,0 +1,341 @@
+// TlsStream in the stackless voice over both backends: handshake and echo,
+// verification failures with clear errors, mutual TLS, plain text at a TLS
+// server, handshakes that stall, close_notify and its absence.
+#include <chrono>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "support/payload.hpp"
+#include "task/run.hpp"
+#include "task/sleep.hpp"
+#include "task/tcp_listener.hpp"
+#include "task/tls_stream.hpp"
+#include "task/when_all.hpp"
+#include "tls/tls_certs.hpp"
+#include "tls/tls_error.hpp"
+
+using namespace std::chrono_literals;
+using duet::Backend;
+using duet::EventLoop;
+using duet::IoResult;
+using duet::SocketAddress;
+using duet::Task;
+using duet::TcpListener;
+using duet::TcpStream;
+using duet::TlsContext;
+using duet::TlsStream;
+using duet::tls_errc;
+using duet::TlsVerify;
+using duet::test::tls_certs;
+
+namespace {
+
+struct TcpPair {
+  TcpStream client;
+  TcpStream server;
+};
+
+Task<TcpPair> tcp_pair(EventLoop& loop) {
+  auto listener = TcpListener::bind(loop, SocketAddress::parse("127.0.0.1", 0).value());
+  auto accepting = [](TcpListener& l) -> Task<IoResult<TcpStream>> { co_return co_await l.accept(); };
+  auto connecting = [](EventLoop& lp, SocketAddress a) -> Task<IoResult<TcpStream>> {
+    co_return co_await TcpStream::connect(lp, a);
+  };
+  auto [accepted, connected] = co_await duet::when_all(accepting(listener), connecting(loop, listener.local_address()));
+  REQUIRE(accepted.ok());
+  REQUIRE(connected.ok());
+  co_return TcpPair{std::move(*connected), std::move(*accepted)};
+}
+
+Task<IoResult<void>> handshake(TlsStream& s, std::chrono::nanoseconds timeout = 5s) {
+  co_return co_await s.handshake(timeout);
+}
+
+// Both sides' handshakes at once; returns {client's result, server's result}.
+Task<std::pair<IoResult<void>, IoResult<void>>> handshake_both(TlsStream& client, TlsStream& server) {
+  auto [c, s] = co_await duet::when_all(handshake(client), handshake(server));
+  co_return std::pair{c, s};
+}
+
+Task<std::string> recv_n(TlsStream& s, std::size_t want) {
+  std::string got;
+  std::vector<char> buf(16 * 1024);
+  while (got.size() < want) {
+    auto r = co_await s.recv(buf, 5s);
+    if (!r) break;
+    got.append(buf.data(), *r);
+  }
+  co_return got;
+}
+
+Task<std::size_t> echo_n(TlsStream& s, std::size_t want) {
+  std::string got = co_await recv_n(s, want);
+  auto sent = co_await s.send_all(got, 5s);
+  co_return sent ? *sent : 0;
+}
+
+}  // namespace
+
+TEST_CASE("a TLS client and server handshake, agree on ALPN and echo 1 MiB") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<std::string> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    INFO(client.error_message() << " / " << server.error_message());
+    REQUIRE(c.ok());
+    REQUIRE(s.ok());
+    CHECK(client.engine().alpn() == "redis");
+    CHECK(client.engine().peer_certificate_verified());
+    CHECK(client.engine().record_layer() == duet::RecordLayer::userspace);
+    const std::string payload = duet::test::patterned_payload(1u << 20);
+    auto [sent, echoed, back] =
+        co_await duet::when_all(client.send_all(payload, 5s), echo_n(server, payload.size()), recv_n(client, payload.size()));
+    CHECK(sent.ok());
+    CHECK(echoed == payload.size());
+    co_return back;
+  };
+  CHECK(duet::run_until_complete(loop, body()) == duet::test::patterned_payload(1u << 20));
+  CHECK(loop.in_flight() == 0);
+}
+
+TEST_CASE("shutdown sends close_notify: the peer's recv sees EOF, a bare TCP FIN is unexpected_eof") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    auto closed = co_await client.shutdown(1s);
+    INFO(closed.error().message() << " " << client.error_message());
+    REQUIRE(closed.ok());
+    char buf[16];
+    auto r = co_await server.recv(buf, 1s);
+    CHECK(r.eof());
+
+    TcpPair q = co_await tcp_pair(loop);
+    TlsStream client2(std::move(q.client), client_ctx, "localhost");
+    TlsStream server2(std::move(q.server), server_ctx);
+    auto [c2, s2] = co_await handshake_both(client2, server2);
+    REQUIRE((c2.ok() && s2.ok()));
+    REQUIRE(client2.tcp().shutdown(SHUT_WR).ok());  // FIN without close_notify
+    auto r2 = co_await server2.recv(buf, 1s);
+    CHECK(r2.error() == tls_errc::unexpected_eof);
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("a client that does not trust the server's CA fails with certificate_verify_failed") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  auto stranger = tls_certs().server();
+  stranger.cert_chain_file = tls_certs().file("stranger.crt");
+  stranger.key_file = tls_certs().file("stranger.key");
+  TlsContext server_ctx(stranger);
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    CHECK(c.error() == tls_errc::certificate_verify_failed);
+    CHECK_THAT(client.error_message(), Catch::Contains("unable to get local issuer certificate"));
+    CHECK(s.error() == tls_errc::protocol);  // the client's alert
+    CHECK_THAT(server.error_message(), Catch::Contains("unknown ca"));
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("a certificate for another host name fails with hostname_mismatch") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  const std::string name = GENERATE(std::string("kv.example.com"), std::string("10.0.0.1"));
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, name);
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    CHECK(c.error() == tls_errc::hostname_mismatch);
+    CHECK_THAT(client.error_message(), Catch::Contains("mismatch"));
+    CHECK_FALSE(s.ok());
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("mutual TLS: the server requires a client certificate and checks it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server(TlsVerify::peer));
+  TlsContext with_cert(tls_certs().client(true));
+  TlsContext without_cert(tls_certs().client(false));
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), with_cert, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    CHECK(server.engine().peer_certificate_verified());
+
+    TcpPair q = co_await tcp_pair(loop);
+    TlsStream anonymous(std::move(q.client), without_cert, "localhost");
+    TlsStream server2(std::move(q.server), server_ctx);
+    auto [c2, s2] = co_await handshake_both(anonymous, server2);
+    CHECK(s2.error() == tls_errc::certificate_verify_failed);
+    CHECK_THAT(server2.error_message(), Catch::Contains("certificate"));
+    // TLS 1.3: the client's handshake ends before the server's check; its first read sees the alert.
+    char buf[8];
+    auto r = c2 ? co_await anonymous.recv(buf, 1s) : IoResult<std::size_t>(c2.error());
+    CHECK(r.error() == tls_errc::protocol);
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("plain text sent to a TLS server fails its handshake with a protocol error") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream server(std::move(p.server), server_ctx);
+    REQUIRE((co_await p.client.send_all(std::string_view("*1\r\n$4\r\nPING\r\n"))).ok());
+    auto s = co_await server.handshake(2s);
+    CHECK(s.error() == tls_errc::protocol);
+    CHECK_THAT(server.error_message(), Catch::Contains("wrong version number"));
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("a handshake the peer never finishes times out, and a stop token cancels one") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);  // the TCP client says nothing
+    TlsStream server(std::move(p.server), server_ctx);
+    const auto start = std::chrono::steady_clock::now();
+    auto s = co_await server.handshake(100ms);
+    CHECK(s.error() == std::errc::timed_out);
+    CHECK(std::chrono::steady_clock::now() - start < 2s);
+
+    TcpPair q = co_await tcp_pair(loop);  // the TCP server says nothing
+    TlsStream client(std::move(q.client), client_ctx, "localhost");
+    std::stop_source stop;
+    auto stopper = [](EventLoop& l, std::stop_source& src) -> Task<IoResult<void>> {
+      co_await duet::sleep_for(l, 50ms);
+      src.request_stop();
+      co_return IoResult<void>{};
+    };
+    auto hs = [](TlsStream& t, std::stop_token token) -> Task<IoResult<void>> {
+      co_return co_await t.handshake(TlsStream::Timeout{0}, token);
+    };
+    auto [c, unused] = co_await duet::when_all(hs(client, stop.get_token()), stopper(loop, stop));
+    CHECK(c.error() == std::errc::operation_canceled);
+  };
+  duet::run_until_complete(loop, body());
+  CHECK(loop.in_flight() == 0);
+}
+
+TEST_CASE("TlsStream::connect connects and handshakes in one call, with a deadline") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<std::string> {
+    auto listener = TcpListener::bind(loop, SocketAddress::parse("127.0.0.1", 0).value());
+    auto serve = [](TcpListener& l, const TlsContext& ctx) -> Task<std::size_t> {
+      auto tcp = co_await l.accept();
+      REQUIRE(tcp.ok());
+      TlsStream s(std::move(*tcp), ctx);
+      co_return co_await echo_n(s, 4);
+    };
+    auto ask = [](EventLoop& lp, SocketAddress a, const TlsContext& ctx) -> Task<std::string> {
+      auto c = co_await TlsStream::connect(lp, a, ctx, "localhost", 5s);
+      REQUIRE(c.ok());
+      REQUIRE((co_await c->send_all(std::string_view("ping"))).ok());
+      co_return co_await recv_n(*c, 4);
+    };
+    auto [n, got] = co_await duet::when_all(serve(listener, server_ctx), ask(loop, listener.local_address(), client_ctx));
+    CHECK(n == 4);
+    co_return got;
+  };
+  CHECK(duet::run_until_complete(loop, body()) == "ping");
+}
+
+TEST_CASE("a TLS context reports a missing certificate file as a configuration error") {
+  auto o = tls_certs().server();
+  o.cert_chain_file = "/nonexistent/server.crt";
+  try {
+    TlsContext ctx(o);
+    FAIL("no exception");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == tls_errc::configuration);
+    CHECK_THAT(e.what(), Catch::Contains("/nonexistent/server.crt"));
+  }
+}
+
+TEST_CASE("garbage after the handshake fails the stream at its first bad record, reading no more of it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    // A well-formed record header with a 16 KiB body of noise, then far more noise than any buffer.
+    std::string garbage = "\x17\x03\x03\x40\x00" + duet::test::patterned_payload(1u << 20);
+    REQUIRE((co_await client.tcp().send(std::span<const char>(garbage.data(), 64 * 1024))).ok());
+    char buf[64];
+    auto r = co_await server.recv(buf, 2s);
+    CHECK(r.error() == tls_errc::protocol);
+    CHECK_FALSE(server.error_message().empty());
+    auto again = co_await server.recv(buf, 2s);  // a failed stream stays failed, without reading on
+    CHECK(again.error() == tls_errc::protocol);
+  };
+  duet::run_until_complete(loop, body());
+}
+
+TEST_CASE("a client context resumes its session on the next connection to the same host name") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto once = [&]() -> Task<std::pair<bool, bool>> {
+    TcpPair p = co_await tcp_pair(loop);
+    TlsStream client(std::move(p.client), client_ctx, "localhost");
+    TlsStream server(std::move(p.server), server_ctx);
+    auto [c, s] = co_await handshake_both(client, server);
+    REQUIRE((c.ok() && s.ok()));
+    // TLS 1.3 tickets follow the handshake; the client files them as its recv reads past them.
+    REQUIRE((co_await server.send_all(std::string_view("x"))).ok());
+    CHECK(co_await recv_n(client, 1) == "x");
+    // Only a session that ended with close_notify may be resumed (OpenSSL drops the others).
+    auto closed = co_await client.shutdown(1s);
+    CHECK(closed.ok());
+    co_return std::pair{client.engine().session_reused(), server.engine().session_reused()};
+  };
+  auto first = duet::run_until_complete(loop, once());
+  CHECK_FALSE(first.first);
+  auto second = duet::run_until_complete(loop, once());
+  CHECK(second.first);
+  CHECK(second.second);
+}
