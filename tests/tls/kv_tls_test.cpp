@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -153,4 +154,36 @@ TEST_CASE("a client resumes its TLS session on the KV server's TLS port (openssl
   const std::string second = run(s_client + "-sess_in " + dir.file("session"));
   CHECK_THAT(second, Catch::Contains("Reused, TLSv1.3"));
   CHECK_THAT(second, Catch::Contains("+PONG"));
+}
+
+TEST_CASE("a subscriber on the TLS port gets what a plain-port client publishes, every message in order") {
+  const std::string voice = GENERATE(std::string("stackless"), std::string("stackful"));
+  const std::string backend = GENERATE(std::string("io_uring"), std::string("epoll"));
+  INFO(voice << " on " << backend);
+  const int plain_port = free_port();
+  const int tls_port = free_port();
+  auto flags = tls_flags(tls_port);
+  flags.insert(flags.end(), {"--port", std::to_string(plain_port)});
+  ServerProcess server(exe_of(voice), backend, flags);
+  const auto& c = tls_certs();
+  std::string out;
+  std::thread cli([&] {
+    // Bounded: redis-cli waits for messages forever, `timeout` ends it. Its
+    // TLS connection holds a recv pending while the server sends the pushes.
+    out = shell("timeout 3 redis-cli --tls --cacert " + c.file("ca.crt") + " --cert " + c.file("client.crt") +
+                " --key " + c.file("client.key") + " -p " + std::to_string(tls_port) + " subscribe news");
+  });
+  bool subscribed = false;
+  for (int i = 0; i < 100 && !subscribed; ++i) {
+    subscribed = redis_cli(plain_port, "PUBSUB NUMSUB news") == "1) \"news\"\n2) (integer) 1\n";
+    if (!subscribed) ::usleep(20'000);
+  }
+  CHECK(subscribed);
+  std::string expected = "subscribe\nnews\n1\n";
+  for (int i = 0; i < 50; ++i) {
+    CHECK(redis_cli(plain_port, "PUBLISH news m" + std::to_string(i)) == "(integer) 1\n");
+    expected += "message\nnews\nm" + std::to_string(i) + "\n";
+  }
+  cli.join();
+  CHECK(out == expected);
 }
