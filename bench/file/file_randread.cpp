@@ -2,13 +2,15 @@
 // either voice over either backend; prints one JSON line with "iops".
 //
 //   file_randread --file PATH [--depth 32] [--seconds 10] [--voice stackless|stackful]
-//                 [--backend io_uring|epoll] [--direct] [--block 4096]
+//                 [--backend io_uring|epoll] [--direct] [--block 4096] [--submit-batch 8]
 //
 // depth tasks (stackless) or fibers (stackful) each read one block at a random
 // block-aligned offset, then the next, until the time is up: depth reads are in
 // flight at once, as fio's --iodepth. io_uring: each read is an IORING_OP_READ;
 // epoll: it runs on the blocking pool (duet::File's epoll path). --direct opens
-// with O_DIRECT (page cache bypassed) into AlignedBuffers. Compare with fio:
+// with O_DIRECT (page cache bypassed) into AlignedBuffers. --submit-batch sets
+// LoopOptions::submit_batch (io_uring: prepared reads go to the kernel once that
+// many wait; 0: only at the turn, as before it existed). Compare with fio:
 //   fio --name=r --filename=PATH --ioengine=io_uring --iodepth=32 --rw=randread --bs=4k
 //       --direct=0|1 --time_based --runtime=10   (bench/file/run.sh runs both)
 #include <fcntl.h>
@@ -44,6 +46,7 @@ struct Options {
   duet::Backend backend = duet::Backend::io_uring;
   bool direct = false;
   std::size_t block = 4096;
+  duet::LoopOptions loop;
 };
 
 struct Shared {
@@ -83,7 +86,7 @@ duet::Task<bool> run_stackless(duet::EventLoop& loop, const Options& opt, Shared
 }
 
 bool run_stackful(const Options& opt, Shared& shared, int flags) {
-  duet::fiber::Scheduler scheduler({.backend = opt.backend, .stack_size = 64 * 1024});
+  duet::fiber::Scheduler scheduler({.backend = opt.backend, .loop = opt.loop, .stack_size = 64 * 1024});
   return scheduler.spawn([&] {
     auto file = duet::fiber::File::open(opt.file, flags);
     if (!file) return false;
@@ -118,6 +121,7 @@ Options parse(int argc, char** argv) {
     if (flag == "--seconds") opt.seconds = std::atof(value);
     if (flag == "--voice") opt.voice = value;
     if (flag == "--block") opt.block = static_cast<std::size_t>(std::atol(value));
+    if (flag == "--submit-batch") opt.loop.submit_batch = static_cast<unsigned>(std::atoi(value));
     if (flag == "--backend") opt.backend = duet::parse_backend(value).value_or(opt.backend);
     ++i;
   }
@@ -132,7 +136,7 @@ int main(int argc, char** argv) {
   if (opt.file.empty() || ::stat(opt.file.c_str(), &st) != 0 || opt.depth < 1 || opt.block == 0 ||
       (opt.voice != "stackless" && opt.voice != "stackful")) {
     std::fprintf(stderr, "usage: file_randread --file PATH [--depth 32] [--seconds S] [--voice stackless|stackful] "
-                         "[--backend io_uring|epoll] [--direct] [--block 4096]\n");
+                         "[--backend io_uring|epoll] [--direct] [--block 4096] [--submit-batch 8]\n");
     return 2;
   }
   Shared shared;
@@ -142,7 +146,7 @@ int main(int argc, char** argv) {
   const auto start = Clock::now();
   bool ok = false;
   if (opt.voice == "stackless") {
-    duet::EventLoop loop(opt.backend);
+    duet::EventLoop loop(opt.backend, opt.loop);
     ok = duet::run_until_complete(loop, run_stackless(loop, opt, shared, flags));
   } else {
     ok = run_stackful(opt, shared, flags);
@@ -153,10 +157,10 @@ int main(int argc, char** argv) {
     return 1;
   }
   std::printf("{\"bench\": \"file_randread\", \"voice\": \"%s\", \"backend\": \"%s\", \"direct\": %s, \"depth\": %d, "
-              "\"block\": %zu, \"file_bytes\": %lld, \"seconds\": %.3f, \"reads\": %llu, \"errors\": %llu, "
+              "\"block\": %zu, \"submit_batch\": %u, \"file_bytes\": %lld, \"seconds\": %.3f, \"reads\": %llu, \"errors\": %llu, "
               "\"iops\": %.0f}\n",
               opt.voice.c_str(), duet::backend_name(opt.backend).data(), opt.direct ? "true" : "false", opt.depth,
-              opt.block, static_cast<long long>(st.st_size), elapsed, static_cast<unsigned long long>(shared.reads),
+              opt.block, opt.loop.submit_batch, static_cast<long long>(st.st_size), elapsed, static_cast<unsigned long long>(shared.reads),
               static_cast<unsigned long long>(shared.errors), static_cast<double>(shared.reads) / elapsed);
   return shared.errors == 0 ? 0 : 1;
 }

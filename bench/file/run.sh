@@ -1,8 +1,9 @@
 #!/bin/sh
 # bench/file/run.sh — file_randread beside fio's io_uring engine on the same
 # file in the same run: random 4 KiB reads at queue depth 32, from the page
-# cache and with O_DIRECT, interleaved (duet rows, then fio, per repetition)
-# so that machine noise hits both alike. Prints one JSON line per run.
+# cache and with O_DIRECT, interleaved (duet rows and fio in each repetition)
+# so that machine noise hits both alike, in an order that rotates with each
+# repetition. Prints one JSON line per run.
 #
 #   bench/file/run.sh [BUILD_DIR] [FILE] [SIZE_MIB] [SECONDS] [REPS]
 #   defaults: build-release /tmp/duet-randread.dat 1024 5 3
@@ -39,11 +40,17 @@ for rep in $(seq "$reps"); do
     flag=""
     [ "$direct" = 1 ] && flag="--direct"
     [ "$direct" = 0 ] && cat "$file" > /dev/null  # every block in the page cache
-    for voice in stackless stackful; do
-      for backend in io_uring epoll; do
-        "$bin" --file "$file" --depth 32 --seconds "$seconds" --voice "$voice" --backend "$backend" $flag
-      done
+    # Each repetition starts one row later: a row's place in the sequence
+    # (the disk's state after the rows before it) must not favour one of them.
+    set -- stackless:io_uring stackless:epoll stackful:io_uring stackful:epoll fio
+    i=1
+    while [ "$i" -lt "$rep" ]; do first=$1; shift; set -- "$@" "$first"; i=$((i + 1)); done
+    for row in "$@"; do
+      if [ "$row" = fio ]; then
+        echo "{\"bench\": \"fio\", \"engine\": \"io_uring\", \"direct\": $([ "$direct" = 1 ] && echo true || echo false), \"depth\": 32, \"rep\": $rep, \"iops\": $(fio_iops "$direct")}"
+      else
+        "$bin" --file "$file" --depth 32 --seconds "$seconds" --voice "${row%%:*}" --backend "${row#*:}" $flag
+      fi
     done
-    echo "{\"bench\": \"fio\", \"engine\": \"io_uring\", \"direct\": $([ "$direct" = 1 ] && echo true || echo false), \"depth\": 32, \"rep\": $rep, \"iops\": $(fio_iops "$direct")}"
   done
 done

@@ -1,12 +1,21 @@
 // UringPoller — how the proactor works.
 //
-// submit() only prepares an SQE whose user_data is the IoOp's address; nothing
-// reaches the kernel until the turn, where one io_uring_enter both submits every
-// SQE prepared since the last turn and waits (with a timeout, via
-// IORING_ENTER_EXT_ARG) for at least one CQE. Then the CQ ring is reaped in one
-// batch: each CQE's result is stored in its op, the CQ head is advanced once, and
-// only then are the ops' complete_ called. Because no callback runs while we walk
-// the CQ ring, a callback may freely submit, cancel or abandon.
+// submit() prepares an SQE whose user_data is the IoOp's address; at the turn
+// one io_uring_enter both submits every SQE prepared since the last one and
+// waits (with a timeout, via IORING_ENTER_EXT_ARG) for at least one CQE. Then
+// the CQ ring is reaped in one batch: each CQE's result is stored in its op, the
+// CQ head is advanced once, and only then are the ops' complete_ called.
+// Because no callback runs while we walk the CQ ring, a callback may freely
+// submit, cancel or abandon.
+//
+// Early submission (LoopOptions::submit_batch): once that many SQEs wait, they
+// go to the kernel right away. A device completes reads in bursts (virtio-blk
+// here: one interrupt for many); delivering a burst of 32 resumes 32 owners,
+// each preparing its next read, and holding all of them for the turn's enter
+// left the disk with nothing to do until the last owner had run and the kernel
+// had issued the whole batch under one block plug (O_DIRECT reads at depth 32:
+// 0.8x fio's IOPS, fio submitting each read at once). Batches of 8 keep the
+// device fed and still spare most system calls.
 //
 // Setup tries SINGLE_ISSUER | DEFER_TASKRUN (completion work runs only when we
 // enter the kernel to ask for events: fewer interrupts, better batching), then
@@ -83,7 +92,8 @@ bool probe_msg_ring(io_uring& ring) noexcept {
 }
 }  // namespace
 
-UringPoller::UringPoller(const LoopOptions& options) : Poller(options), basic_setup_(options.uring_basic_setup) {
+UringPoller::UringPoller(const LoopOptions& options)
+    : Poller(options), basic_setup_(options.uring_basic_setup), submit_batch_(options.submit_batch) {
   const int r = setup_ring(ring_, std::max(options.ring_entries, 8u), options.uring_basic_setup, flags_);
   if (r < 0) throw std::system_error(-r, std::generic_category(), "io_uring_queue_init");
   wake_fd_.reset(::eventfd(0, EFD_CLOEXEC));
@@ -173,6 +183,12 @@ void UringPoller::submit(IoOp& op) noexcept {
   // recv that starves is submitted again with what is left of it.
   if (op.timeout_.count() > 0) op.expires_ = Clock::now() + op.timeout_;
   queue_sqes(op);
+  // Reaped at once, as next_sqe does, so that early batches never fill the CQ
+  // ring (no turn between them may come to empty it); results wait for the turn.
+  if (submit_batch_ != 0 && io_uring_sq_ready(&ring_) >= submit_batch_) {
+    io_uring_submit(&ring_);
+    reap();
+  }
 }
 
 void UringPoller::queue_sqes(IoOp& op) noexcept {

@@ -57,6 +57,7 @@ class UringPoller final : public Poller {
   io_uring ring_{};
   unsigned flags_ = 0;
   bool basic_setup_ = false;
+  unsigned submit_batch_ = 0;   // LoopOptions::submit_batch (0: only at the turn)
   bool msg_ring_ = false;       // the kernel has IORING_OP_MSG_RING (and not basic setup)
   UniqueFd wake_fd_;
   IoOp wake_op_;                // an eventfd read kept in flight, not counted
