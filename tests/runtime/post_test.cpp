@@ -11,7 +11,10 @@
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <stop_token>
 #include <latch>
 #include <stdexcept>
 #include <thread>
@@ -174,6 +177,41 @@ TEST_CASE("stop drains the work in flight on every shard, including what it send
   }
   set.stop();
   CHECK(done == timers);
+}
+
+// The race: shard 0, idle, hears its stop first, is quiet at once and sees
+// no activity left while the other shards' stop messages are still unsent;
+// before the fix it declared the set finished and shard 1..3 tore down their
+// loops with their timers in flight (EventLoop's destructor terminates).
+TEST_CASE("stop waits for every shard even when the first one is quiet before the others hear of it", "[shard]") {
+  struct Waiter final : duet::IoOp {
+    std::atomic<int>* ended = nullptr;
+    std::optional<std::stop_callback<std::function<void()>>> on_stop;
+  };
+  const duet::Backend backend = any_backend();
+  constexpr int rounds = 200;
+  for (int round = 0; round < rounds; ++round) {
+    std::atomic<int> ended{0};
+    std::latch waiting(3);
+    std::vector<std::unique_ptr<Waiter>> waiters(4);
+    duet::ShardSet set({.shards = 4, .backend = backend});
+    for (std::size_t i = 1; i < 4; ++i) {
+      set.shard(i).post([&, i] {  // a timer only the shard's stop token ends
+        auto& op = *(waiters[i] = std::make_unique<Waiter>());
+        op.ended = &ended;
+        op.kind_ = duet::OpKind::sleep;
+        op.deadline_ = std::chrono::steady_clock::now() + 1h;
+        op.complete_ = [](duet::IoOp* o, int) noexcept { static_cast<Waiter*>(o)->ended->fetch_add(1); };
+        duet::EventLoop& loop = duet::this_shard()->loop();
+        loop.submit(op);
+        op.on_stop.emplace(duet::this_shard()->stop_token(), std::function<void()>([&loop, &op] { loop.cancel(op); }));
+        waiting.count_down();
+      });
+    }
+    waiting.wait();
+    set.stop();
+    REQUIRE(ended == 3);
+  }
 }
 
 TEST_CASE("stop requests every shard's stop token on the shard's own thread", "[shard]") {
