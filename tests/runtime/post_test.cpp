@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -135,6 +136,35 @@ TEST_CASE("posts from four threads arrive exactly once and in each sender's orde
   CHECK(arrived == producers * per_producer);
   CHECK(out_of_order == 0);
   for (int l : last) CHECK(l == per_producer - 1);
+}
+
+// A million messages in one burst from a plain thread, onto a shard that is
+// either asleep in the kernel or busy in a long turn of its own: each one runs
+// once (the inbox neither drops nor repeats under a burst that outruns it).
+TEST_CASE("a burst of one million posts onto a busy or a sleeping shard arrives exactly once", "[shard]") {
+  constexpr std::size_t burst = 1'000'000;
+  const duet::Backend backend = any_backend();
+  const bool busy = GENERATE(false, true);
+  duet::ShardSet set({.shards = 1, .backend = backend});
+  std::vector<std::uint8_t> hits(burst, 0);  // the shard's thread only
+  std::atomic<bool> sent{false};
+  std::atomic<bool> spinning{false};
+  if (busy) {
+    set.shard(0).post([&] {  // one long turn, bounded, while the burst arrives
+      spinning = true;
+      const auto deadline = std::chrono::steady_clock::now() + 10s;
+      while (!sent.load() && std::chrono::steady_clock::now() < deadline) {
+      }
+    });
+    while (!spinning) std::this_thread::yield();
+  } else {
+    let_it_sleep();
+  }
+  for (std::size_t i = 0; i < burst; ++i) set.shard(0).post([&hits, i] { ++hits[i]; });
+  sent = true;
+  set.stop();  // drains the inbox: every message has run when it returns
+  INFO(duet::backend_name(backend) << (busy ? ", busy" : ", asleep"));
+  CHECK(std::count(hits.begin(), hits.end(), std::uint8_t{1}) == static_cast<std::ptrdiff_t>(burst));
 }
 
 TEST_CASE("each shard runs on its own thread and knows itself", "[shard]") {
