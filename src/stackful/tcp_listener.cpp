@@ -114,7 +114,8 @@ void serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
   const std::stop_token stop = shard.stop_token();
   Live live;
   spreader.attach(shard.id(), [&](UniqueFd fd) {
-    ++live.count;
+    // Counted once spawned (a failed spawn closes the stream): the fiber runs
+    // in a later scheduling turn, never inside spawn, so the count is up first.
     spawn([&live, &serve, &stop](TcpStream conn) {
       struct Done {  // also when serve throws (the exception goes on to the set)
         Live& live;
@@ -124,6 +125,7 @@ void serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
       } done{live};
       serve(std::move(conn), stop);
     }, TcpStream(loop, fd.release())).detach();
+    ++live.count;
   });
   if (UniqueFd fd = spreader.take_listener(shard.id())) {
     accept_into(spreader, TcpListener::adopt(std::move(fd)), stop);
