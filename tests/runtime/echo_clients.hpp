@@ -13,6 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,11 +36,16 @@ inline UniqueFd connect_loopback(std::uint16_t port) {
 
 // True when line came back whole.
 inline bool echoes(int fd, const std::string& line) {
-  if (::send(fd, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size())) return false;
+  ssize_t sent = 0;
+  do {
+    sent = ::send(fd, line.data(), line.size(), MSG_NOSIGNAL);
+  } while (sent < 0 && errno == EINTR);
+  if (sent != static_cast<ssize_t>(line.size())) return false;
   std::string got;
   char buf[256];
   while (got.size() < line.size()) {
     const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+    if (n < 0 && errno == EINTR) continue;  // a signal meant for another test's thread
     if (n <= 0) return false;
     got.append(buf, static_cast<std::size_t>(n));
   }
