@@ -32,12 +32,6 @@ void echo(duet::fiber::TcpStream conn, std::stop_token stop) {
   }
 }
 
-void serve(duet::ShardSet& set, duet::ConnectionSpreader& spreader) {
-  for (std::size_t i = 0; i < set.size(); ++i) {
-    duet::fiber::spawn_on(set.shard(i), [&] { duet::fiber::serve_shard(spreader, echo); });
-  }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -62,7 +56,9 @@ int main(int argc, char** argv) {
   std::printf("echo on port %u (%s, %zu threads, %s)\n", spreader.port(), duet::backend_name(backend).data(), threads,
               duet::accept_mode_name(mode).data());
   std::fflush(stdout);
-  serve(set, spreader);
+  for (std::size_t i = 0; i < threads; ++i) {
+    duet::fiber::spawn_on(set.shard(i), [&] { duet::fiber::serve_shard(spreader, echo); });
+  }
   int sig = 0;
   sigwait(&signals, &sig);
   set.stop();  // every shard's stop token: accepts and echoes end, the threads join
