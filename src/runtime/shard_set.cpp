@@ -107,12 +107,26 @@ void ShardSet::attached(Shard& shard) {
   cv_.notify_all();
 }
 
+// The stop messages go out one by one: a shard that hears first may be quiet
+// at once, and must not see activity_ at zero while the next stop is unsent
+// (it would finish the set under the others' feet). So request_stop holds one
+// unit of activity_ until every message is out; whoever drops the count to
+// zero finishes, this thread included (each shard was stopped and is quiet).
 void ShardSet::request_stop() noexcept {
-  std::lock_guard lock(mutex_);
-  if (stopping_.exchange(true)) return;
-  for (auto& shard : shards_) {
-    if (shard->loop_ != nullptr) send_stop(*shard);
+  bool all_sent = true;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_.exchange(true)) return;
+    activity_.fetch_add(1, std::memory_order_acq_rel);
+    for (auto& shard : shards_) {
+      if (shard->loop_ != nullptr) {
+        send_stop(*shard);
+      } else {
+        all_sent = false;  // attached() sends it: that shard will account
+      }
+    }
   }
+  if (activity_.fetch_sub(1, std::memory_order_acq_rel) == 1 && all_sent) finish();
 }
 
 // The shard's stop_source is stopped on its own thread, so stop callbacks

@@ -1,29 +1,49 @@
 // The fiber TcpListener: socket + SO_REUSEADDR (+ SO_REUSEPORT) + bind +
 // listen, the same options as the stackless listener; accept is one FiberOp.
+// serve_shard: one shard's part of a sharded server (connection_spreader.hpp).
 #include "stackful/tcp_listener.hpp"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 
 #include <cerrno>
+#include <chrono>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
 
 #include "io/socket_ops.hpp"
+#include "runtime/shard.hpp"
 #include "stackful/detail/fiber_op.hpp"
+#include "stackful/event.hpp"
 #include "stackful/scheduler.hpp"
+#include "stackful/sleep.hpp"
+#include "stackful/this_fiber.hpp"
 
 namespace duet::fiber {
 
-TcpListener TcpListener::bind(const SocketAddress& addr, ListenOptions options) {
+namespace {
+
+EventLoop& current_loop(const char* what) {
   Scheduler* scheduler = Scheduler::current();
-  if (scheduler == nullptr) throw std::logic_error("duet: fiber TcpListener::bind on a thread without a Scheduler");
-  UniqueFd fd = open_listener(addr, options);
-  return TcpListener(scheduler->loop(), fd.release());
+  if (scheduler == nullptr) throw std::logic_error(what);
+  return scheduler->loop();
 }
 
-IoResult<TcpStream> TcpListener::accept(TcpStream::Timeout timeout, std::stop_token token) {
+}  // namespace
+
+TcpListener TcpListener::bind(const SocketAddress& addr, ListenOptions options) {
+  EventLoop& loop = current_loop("duet: fiber TcpListener::bind on a thread without a Scheduler");
+  UniqueFd fd = open_listener(addr, options);
+  return TcpListener(loop, fd.release());
+}
+
+TcpListener TcpListener::adopt(UniqueFd fd) {
+  EventLoop& loop = current_loop("duet: fiber TcpListener::adopt on a thread without a Scheduler");
+  return TcpListener(loop, fd.release());
+}
+
+int TcpListener::accept_raw(TcpStream::Timeout timeout, std::stop_token token) {
   sockaddr_storage peer{};
   detail::FiberOp op;
   op.kind_ = OpKind::accept;
@@ -33,9 +53,20 @@ IoResult<TcpStream> TcpListener::accept(TcpStream::Timeout timeout, std::stop_to
   op.flags_ = SOCK_NONBLOCK | SOCK_CLOEXEC;
   op.timeout_ = timeout;
   const int res = detail::run_op(op, token);
+  if (res >= 0) tune_new_stream(res, peer.ss_family);
+  return res;
+}
+
+IoResult<TcpStream> TcpListener::accept(TcpStream::Timeout timeout, std::stop_token token) {
+  const int res = accept_raw(timeout, std::move(token));
   if (res < 0) return error_from_res(res);
-  tune_new_stream(res, peer.ss_family);
   return TcpStream(*loop_, res);
+}
+
+IoResult<UniqueFd> TcpListener::accept_fd(std::stop_token token) {
+  const int res = accept_raw(TcpStream::Timeout{0}, std::move(token));
+  if (res < 0) return error_from_res(res);
+  return UniqueFd(res);
 }
 
 TcpListener::TcpListener(TcpListener&& other) noexcept : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)) {}
@@ -54,5 +85,59 @@ void TcpListener::close() noexcept {
 }
 
 SocketAddress TcpListener::local_address() const noexcept { return local_address_of(fd_); }
+
+namespace {
+
+// Accepts until stopped; each socket goes where the spreader says.
+void accept_into(ConnectionSpreader& spreader, TcpListener listener, const std::stop_token& stop) {
+  while (!stop.stop_requested()) {
+    auto fd = listener.accept_fd(stop);
+    if (fd) {
+      spreader.place(std::move(*fd));
+    } else if (fd.error() == std::errc::too_many_files_open) {
+      sleep_for(std::chrono::milliseconds(10), stop);  // back off, do not spin
+    }
+  }
+}
+
+// The connection fibers of one shard: serve_shard returns after the last.
+struct Live {
+  std::size_t count = 0;
+  Event none;
+};
+
+}  // namespace
+
+void serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
+  Shard& shard = *this_shard();
+  EventLoop& loop = shard.loop();
+  const std::stop_token stop = shard.stop_token();
+  Live live;
+  spreader.attach(shard.id(), [&](UniqueFd fd) {
+    // Counted once spawned (a failed spawn closes the stream): the fiber runs
+    // in a later scheduling turn, never inside spawn, so the count is up first.
+    spawn([&live, &serve, &stop](TcpStream conn) {
+      struct Done {  // also when serve throws (the exception goes on to the set)
+        Live& live;
+        ~Done() {
+          if (--live.count == 0) live.none.set();
+        }
+      } done{live};
+      serve(std::move(conn), stop);
+    }, TcpStream(loop, fd.release())).detach();
+    ++live.count;
+  });
+  if (UniqueFd fd = spreader.take_listener(shard.id())) {
+    accept_into(spreader, TcpListener::adopt(std::move(fd)), stop);
+  } else {
+    // Only handed sockets arrive here (single mode): wait for the stop.
+    while (!stop.stop_requested()) sleep_for(std::chrono::hours(1), stop);
+  }
+  spreader.detach(shard.id());
+  while (live.count > 0) {
+    live.none.reset();
+    (void)live.none.wait();
+  }
+}
 
 }  // namespace duet::fiber

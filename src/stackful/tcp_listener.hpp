@@ -16,6 +16,14 @@
 //   abstract namespace. UnixListener names this same type: one accept path,
 //   one set of tests for what the two families share. The file stays after
 //   close (as with bind(2)); the next bind replaces it.
+// - Many shards (runtime/connection_spreader.hpp): adopt(fd) wraps a
+//   listening socket opened elsewhere; accept_fd() accepts a socket bound to
+//   no loop yet, to hand to another shard. fiber::serve_shard(spreader,
+//   serve), run on a fiber on every shard of a set (fiber::spawn_on), serves
+//   that shard's share of the connections: serve(stream, stop) per
+//   connection on a fiber of its own, until the shard's stop token stops
+//   (SIGINT: ShardSet::stop), then waits for those fibers; serve should pass
+//   stop to its calls, so the shard can finish.
 //
 //   auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::parse("127.0.0.1", 7000).value());
 //   for (;;) {
@@ -25,12 +33,15 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <stop_token>
 
 #include "io/event_loop.hpp"
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
 #include "io/socket_ops.hpp"
+#include "io/unique_fd.hpp"
+#include "runtime/connection_spreader.hpp"
 #include "stackful/tcp_stream.hpp"
 
 namespace duet::fiber {
@@ -47,11 +58,15 @@ class TcpListener {
   ~TcpListener() { close(); }
 
   [[nodiscard]] static TcpListener bind(const SocketAddress& addr, ListenOptions options = {});
+  // Takes a listening, non-blocking socket (ConnectionSpreader::take_listener).
+  [[nodiscard]] static TcpListener adopt(UniqueFd fd);
 
   IoResult<TcpStream> accept(std::stop_token token = {}) {
     return accept(TcpStream::Timeout{0}, std::move(token));
   }
   IoResult<TcpStream> accept(TcpStream::Timeout timeout, std::stop_token token = {});
+  // An fd no loop has seen (tuned as accept() tunes its streams).
+  IoResult<UniqueFd> accept_fd(std::stop_token token = {});
 
   [[nodiscard]] SocketAddress local_address() const noexcept;
   [[nodiscard]] int native_handle() const noexcept { return fd_; }
@@ -60,6 +75,7 @@ class TcpListener {
 
  private:
   TcpListener(EventLoop& loop, int fd) noexcept : loop_(&loop), fd_(fd) {}
+  int accept_raw(TcpStream::Timeout timeout, std::stop_token token);  // fd or -errno
 
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
@@ -67,5 +83,12 @@ class TcpListener {
 
 // A listening Unix domain stream socket: the same type, bound to an AF_UNIX address.
 using UnixListener = TcpListener;
+
+// One connection's fiber on a shard: the stream, and the shard's stop token.
+using ShardHandler = std::function<void(TcpStream, std::stop_token)>;
+
+// On a fiber on a shard's thread (spawn_on): serves the connections spreader
+// gives this shard until the shard stops, then waits for their fibers.
+void serve_shard(ConnectionSpreader& spreader, ShardHandler serve);
 
 }  // namespace duet::fiber

@@ -15,6 +15,13 @@
 //   abstract namespace. UnixListener names this same type: one accept path,
 //   one set of tests for what the two families share. The file stays after
 //   close (as with bind(2)); the next bind replaces it.
+// - Many shards (runtime/connection_spreader.hpp): adopt(loop, fd) wraps a
+//   listening socket opened elsewhere; accept_fd() accepts a socket bound to
+//   no loop yet, to hand to another shard. serve_shard(spreader, serve), a
+//   task run on every shard of a set (spawn_on), serves that shard's share
+//   of the connections: serve(stream, stop) per connection in a TaskScope
+//   of its own, until the shard's stop token stops (SIGINT: ShardSet::stop);
+//   serve should pass stop to its waits, so the shard can finish.
 //
 //   auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 7000).value());
 //   for (;;) {
@@ -23,14 +30,35 @@
 //   }
 #pragma once
 
+#include <functional>
 #include <stop_token>
 
 #include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
 #include "io/socket_ops.hpp"
+#include "io/unique_fd.hpp"
+#include "runtime/connection_spreader.hpp"
 #include "task/detail/stream_awaiters.hpp"
+#include "task/task.hpp"
+#include "task/tcp_stream.hpp"
 
 namespace duet {
+
+namespace detail {
+
+// accept() for a socket to hand to another shard: IoResult<UniqueFd>, an fd
+// no loop has seen (tuned as accept() tunes its streams).
+class AcceptFdAwaiter : public AcceptAwaiter {
+ public:
+  AcceptFdAwaiter(EventLoop& loop, int listen_fd, int family, std::stop_token token) noexcept
+      : AcceptAwaiter(loop, listen_fd, std::move(token)), family_(family) {}
+  IoResult<UniqueFd> await_resume() noexcept;
+
+ private:
+  int family_;
+};
+
+}  // namespace detail
 
 class TcpListener {
  public:
@@ -42,9 +70,14 @@ class TcpListener {
   ~TcpListener() { close(); }
 
   [[nodiscard]] static TcpListener bind(EventLoop& loop, const SocketAddress& addr, ListenOptions options = {});
+  // Takes a listening, non-blocking socket (ConnectionSpreader::take_listener).
+  [[nodiscard]] static TcpListener adopt(EventLoop& loop, UniqueFd fd) noexcept;
 
   [[nodiscard]] detail::AcceptAwaiter accept(std::stop_token token = {}) noexcept {
     return detail::AcceptAwaiter(*loop_, fd_, std::move(token));
+  }
+  [[nodiscard]] detail::AcceptFdAwaiter accept_fd(std::stop_token token = {}) noexcept {
+    return detail::AcceptFdAwaiter(*loop_, fd_, family_, std::move(token));
   }
 
   [[nodiscard]] SocketAddress local_address() const noexcept;
@@ -53,13 +86,21 @@ class TcpListener {
   void close() noexcept;
 
  private:
-  TcpListener(EventLoop& loop, int fd) noexcept : loop_(&loop), fd_(fd) {}
+  TcpListener(EventLoop& loop, int fd, int family) noexcept : loop_(&loop), fd_(fd), family_(family) {}
 
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
+  int family_ = 0;  // of the accepted sockets: how to tune them
 };
 
 // A listening Unix domain stream socket: the same type, bound to an AF_UNIX address.
 using UnixListener = TcpListener;
+
+// One connection's task on a shard: the stream, and the shard's stop token.
+using ShardHandler = std::function<Task<void>(TcpStream, std::stop_token)>;
+
+// On a shard's thread (spawn_on): serves the connections spreader gives this
+// shard until the shard stops, then waits for their tasks.
+[[nodiscard]] Task<void> serve_shard(ConnectionSpreader& spreader, ShardHandler serve);
 
 }  // namespace duet

@@ -5,9 +5,7 @@
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
@@ -19,63 +17,17 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "example_server.hpp"
 
 namespace {
 
 constexpr int io_timeout_ms = 10'000;  // the longest any one read may wait
 
 // The chat executable, started with --port 0; SIGTERM in the destructor.
-class ChatServer {
+class ChatServer : public duet::test::ExampleServer {
  public:
-  ChatServer(const std::string& exe, const std::string& backend) {
-    std::string args[] = {exe, "--port", "0", "--backend", backend};
-    char* argv[] = {args[0].data(), args[1].data(), args[2].data(), args[3].data(), args[4].data(), nullptr};
-    int out[2];
-    REQUIRE(::pipe(out) == 0);
-    posix_spawn_file_actions_t files;
-    posix_spawn_file_actions_init(&files);
-    posix_spawn_file_actions_adddup2(&files, out[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&files, out[0]);
-    const int spawned = posix_spawn(&pid_, exe.c_str(), &files, nullptr, argv, environ);
-    posix_spawn_file_actions_destroy(&files);
-    ::close(out[1]);
-    stdout_ = ::fdopen(out[0], "r");
-    REQUIRE(spawned == 0);
-    char line[256] = {};
-    REQUIRE(std::fgets(line, sizeof(line), stdout_) != nullptr);  // "chat on port N (backend)"
-    REQUIRE(std::sscanf(line, "chat on port %d", &port_) == 1);
-  }
-  ChatServer(const ChatServer&) = delete;
-  ChatServer& operator=(const ChatServer&) = delete;
-  ~ChatServer() {
-    if (pid_ > 0) stop();
-    std::fclose(stdout_);
-  }
-
-  [[nodiscard]] int port() const noexcept { return port_; }
-
-  // SIGTERM, then the exit status (0: a clean stop), or -1 after 5 s (killed).
-  int stop() {
-    ::kill(pid_, SIGTERM);
-    int status = 0;
-    bool exited = false;
-    for (int waited_ms = 0; !exited && waited_ms < 5'000; waited_ms += 5) {
-      exited = ::waitpid(pid_, &status, WNOHANG) == pid_;
-      if (!exited) ::usleep(5'000);
-    }
-    if (!exited) {  // hung: do not leave it behind
-      ::kill(pid_, SIGKILL);
-      ::waitpid(pid_, &status, 0);
-    }
-    pid_ = -1;
-    return exited && WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  }
-
- private:
-  pid_t pid_ = -1;
-  FILE* stdout_ = nullptr;
-  int port_ = 0;
+  ChatServer(const std::string& exe, const std::string& backend)
+      : ExampleServer({exe, "--port", "0", "--backend", backend}) {}
 };
 
 // One chat client; rcvbuf > 0 shrinks SO_RCVBUF before connecting.

@@ -9,11 +9,14 @@
 #include <thread>
 
 #include "runtime/blocking_pool.hpp"
+#include "echo_clients.hpp"
+#include "runtime/connection_spreader.hpp"
 #include "runtime/shard_set.hpp"
 #include "stackful/offload.hpp"
 #include "stackful/on_shard.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/sleep.hpp"
+#include "stackful/tcp_listener.hpp"
 
 using namespace std::chrono_literals;
 
@@ -171,4 +174,36 @@ int many_cores_with_fibers(duet::Backend backend) {
 
 TEST_CASE("the guide's many-cores snippet for fibers runs", "[shard_fiber]") {
   CHECK(many_cores_with_fibers(any_backend()) == 42);
+}
+
+namespace {
+
+// The guide's clients: a few connections, each echoed once, then closed.
+std::size_t talk_to(std::uint16_t port) { return duet::test::open_echoed(port, 8).size(); }
+
+}  // namespace
+
+// guide:begin shard_spread_fiber
+void echo_lines(duet::fiber::TcpStream conn, std::stop_token stop) {
+  char buf[512];
+  while (auto n = conn.recv(buf, stop)) {  // ends on EOF, error or the shard's stop
+    if (!conn.send_all(std::span<const char>(buf, *n), stop)) break;
+  }
+}
+
+std::size_t sharded_echo(duet::Backend backend, duet::AcceptMode mode) {
+  duet::ConnectionSpreader spreader(2, duet::SocketAddress::parse("127.0.0.1", 0).value(), {.mode = mode});
+  duet::ShardSet set({.shards = 2, .backend = backend}, duet::fiber::shard_runner());
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    duet::fiber::spawn_on(set.shard(i), [&] { duet::fiber::serve_shard(spreader, echo_lines); });
+  }
+  talk_to(spreader.port());
+  set.stop();
+  return spreader.connections(0) + spreader.connections(1);
+}
+// guide:end
+
+TEST_CASE("the guide's sharded echo snippet for fibers serves in both accept modes", "[shard_fiber]") {
+  const duet::AcceptMode mode = GENERATE(duet::AcceptMode::reuse_port, duet::AcceptMode::single);
+  CHECK(sharded_echo(any_backend(), mode) == 8);
 }

@@ -5,13 +5,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
+#include <stop_token>
 #include <latch>
 #include <stdexcept>
 #include <thread>
@@ -134,6 +138,35 @@ TEST_CASE("posts from four threads arrive exactly once and in each sender's orde
   for (int l : last) CHECK(l == per_producer - 1);
 }
 
+// A million messages in one burst from a plain thread, onto a shard that is
+// either asleep in the kernel or busy in a long turn of its own: each one runs
+// once (the inbox neither drops nor repeats under a burst that outruns it).
+TEST_CASE("a burst of one million posts onto a busy or a sleeping shard arrives exactly once", "[shard]") {
+  constexpr std::size_t burst = 1'000'000;
+  const duet::Backend backend = any_backend();
+  const bool busy = GENERATE(false, true);
+  duet::ShardSet set({.shards = 1, .backend = backend});
+  std::vector<std::uint8_t> hits(burst, 0);  // the shard's thread only
+  std::atomic<bool> sent{false};
+  std::atomic<bool> spinning{false};
+  if (busy) {
+    set.shard(0).post([&] {  // one long turn, bounded, while the burst arrives
+      spinning = true;
+      const auto deadline = std::chrono::steady_clock::now() + 10s;
+      while (!sent.load() && std::chrono::steady_clock::now() < deadline) {
+      }
+    });
+    while (!spinning) std::this_thread::yield();
+  } else {
+    let_it_sleep();
+  }
+  for (std::size_t i = 0; i < burst; ++i) set.shard(0).post([&hits, i] { ++hits[i]; });
+  sent = true;
+  set.stop();  // drains the inbox: every message has run when it returns
+  INFO(duet::backend_name(backend) << (busy ? ", busy" : ", asleep"));
+  CHECK(std::count(hits.begin(), hits.end(), std::uint8_t{1}) == static_cast<std::ptrdiff_t>(burst));
+}
+
 TEST_CASE("each shard runs on its own thread and knows itself", "[shard]") {
   duet::ShardSet set({.shards = 3, .backend = any_backend()});
   std::atomic<int> right{0};
@@ -174,6 +207,41 @@ TEST_CASE("stop drains the work in flight on every shard, including what it send
   }
   set.stop();
   CHECK(done == timers);
+}
+
+// The race: shard 0, idle, hears its stop first, is quiet at once and sees
+// no activity left while the other shards' stop messages are still unsent;
+// before the fix it declared the set finished and shard 1..3 tore down their
+// loops with their timers in flight (EventLoop's destructor terminates).
+TEST_CASE("stop waits for every shard even when the first one is quiet before the others hear of it", "[shard]") {
+  struct Waiter final : duet::IoOp {
+    std::atomic<int>* ended = nullptr;
+    std::optional<std::stop_callback<std::function<void()>>> on_stop;
+  };
+  const duet::Backend backend = any_backend();
+  constexpr int rounds = 200;
+  for (int round = 0; round < rounds; ++round) {
+    std::atomic<int> ended{0};
+    std::latch waiting(3);
+    std::vector<std::unique_ptr<Waiter>> waiters(4);
+    duet::ShardSet set({.shards = 4, .backend = backend});
+    for (std::size_t i = 1; i < 4; ++i) {
+      set.shard(i).post([&, i] {  // a timer only the shard's stop token ends
+        auto& op = *(waiters[i] = std::make_unique<Waiter>());
+        op.ended = &ended;
+        op.kind_ = duet::OpKind::sleep;
+        op.deadline_ = std::chrono::steady_clock::now() + 1h;
+        op.complete_ = [](duet::IoOp* o, int) noexcept { static_cast<Waiter*>(o)->ended->fetch_add(1); };
+        duet::EventLoop& loop = duet::this_shard()->loop();
+        loop.submit(op);
+        op.on_stop.emplace(duet::this_shard()->stop_token(), std::function<void()>([&loop, &op] { loop.cancel(op); }));
+        waiting.count_down();
+      });
+    }
+    waiting.wait();
+    set.stop();
+    REQUIRE(ended == 3);
+  }
 }
 
 TEST_CASE("stop requests every shard's stop token on the shard's own thread", "[shard]") {

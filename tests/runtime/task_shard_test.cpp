@@ -8,6 +8,8 @@
 #include <string>
 #include <thread>
 
+#include "echo_clients.hpp"
+#include "runtime/connection_spreader.hpp"
 #include "runtime/shard_set.hpp"
 #include "task/channel.hpp"
 #include "task/event.hpp"
@@ -17,6 +19,7 @@
 #include "task/sleep.hpp"
 #include "task/sync_wait.hpp"
 #include "task/task.hpp"
+#include "task/tcp_listener.hpp"
 
 using namespace std::chrono_literals;
 
@@ -176,4 +179,38 @@ int many_cores_with_tasks(duet::Backend backend) {
 
 TEST_CASE("the guide's many-cores snippet for tasks runs", "[shard]") {
   CHECK(many_cores_with_tasks(any_backend()) == 45);
+}
+
+namespace {
+
+// The guide's clients: a few connections, each echoed once, then closed.
+std::size_t talk_to(std::uint16_t port) { return duet::test::open_echoed(port, 8).size(); }
+
+}  // namespace
+
+// guide:begin shard_spread_task
+duet::Task<void> echo_lines(duet::TcpStream conn, std::stop_token stop) {
+  char buf[512];
+  while (auto n = co_await conn.recv(buf, stop)) {  // ends on EOF, error or the shard's stop
+    if (!co_await conn.send_all(std::span<const char>(buf, *n), stop)) break;
+  }
+}
+
+std::size_t sharded_echo(duet::Backend backend, duet::AcceptMode mode) {
+  // The listening sockets first: reuse_port opens one per shard on one port
+  // (port 0: the kernel picks it once for all), single opens shard 0's only.
+  duet::ConnectionSpreader spreader(2, duet::SocketAddress::parse("127.0.0.1", 0).value(), {.mode = mode});
+  duet::ShardSet set({.shards = 2, .backend = backend});
+  for (std::size_t i = 0; i < set.size(); ++i) {
+    duet::spawn_on(set.shard(i), [&] { return duet::serve_shard(spreader, echo_lines); });
+  }
+  talk_to(spreader.port());
+  set.stop();  // every shard's stop token: accepts and echoes end, then the threads join
+  return spreader.connections(0) + spreader.connections(1);
+}
+// guide:end
+
+TEST_CASE("the guide's sharded echo snippet serves in both accept modes", "[shard]") {
+  const duet::AcceptMode mode = GENERATE(duet::AcceptMode::reuse_port, duet::AcceptMode::single);
+  CHECK(sharded_echo(any_backend(), mode) == 8);
 }

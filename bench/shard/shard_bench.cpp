@@ -1,11 +1,15 @@
-// runtime_bench: what a message between two shards costs.
+// shard_bench: what a message between two shards costs (row names are an
+// interface: docs/BENCHMARKS.md and scripts read them).
 //
-// - runtime/roundtrip/duet_task/<backend>: a task on shard 0 awaits
+// - shard/roundtrip/duet_task/<backend>: a task on shard 0 awaits
 //   on(shard 1, a task returning 1), i.e. two messages and two resumptions.
-// - runtime/roundtrip/duet_fiber/<backend>: the same with fiber::on between
+// - shard/roundtrip/duet_fiber/<backend>: the same with fiber::on between
 //   two fiber shards (plus a fiber spawned on shard 1 per call).
-// - runtime/burst64/<backend>: one turn of shard 0 posts 64 messages to
-//   shard 1 and waits for them; counter wakes = wake-ups per burst.
+// - shard/roundtrip/asio (asio_rows.cpp): Asio's post between two
+//   io_contexts on two threads, there and back.
+// - shard/burst64/<backend>: one-way throughput in bursts: one turn of shard 0
+//   posts 64 messages to shard 1 (asleep) and waits for them; items_per_second
+//   counts posts, counter wakes = wake-ups of shard 1 per burst (target <= 2).
 // The benchmark loop runs on shard 0's thread (real time); on a machine with
 // fewer free cores than shards the numbers measure the scheduler as much as
 // duet: read them beside each other, not as absolutes.
@@ -24,22 +28,18 @@
 
 namespace {
 
-duet::Backend backend_of(const benchmark::State& state) {
-  return state.range(0) == 0 ? duet::Backend::io_uring : duet::Backend::epoll;
-}
-
 duet::Task<int> one() { co_return 1; }
 
-void roundtrip_task(benchmark::State& state) {
-  duet::ShardSet set({.shards = 2, .backend = backend_of(state)});
+void roundtrip_task(benchmark::State& state, duet::Backend backend) {
+  duet::ShardSet set({.shards = 2, .backend = backend});
   duet::sync_wait(duet::on(set.shard(0), [&]() -> duet::Task<> {
     for (auto _ : state) benchmark::DoNotOptimize(co_await duet::on(set.shard(1), [] { return one(); }));
   }));
   set.stop();
 }
 
-void roundtrip_fiber(benchmark::State& state) {
-  duet::ShardSet set({.shards = 2, .backend = backend_of(state)}, duet::fiber::shard_runner());
+void roundtrip_fiber(benchmark::State& state, duet::Backend backend) {
+  duet::ShardSet set({.shards = 2, .backend = backend}, duet::fiber::shard_runner());
   std::atomic<bool> done{false};
   duet::fiber::spawn_on(set.shard(0), [&] {
     for (auto _ : state) benchmark::DoNotOptimize(duet::fiber::on(set.shard(1), [] { return 1; }));
@@ -49,8 +49,8 @@ void roundtrip_fiber(benchmark::State& state) {
   set.stop();
 }
 
-void burst64(benchmark::State& state) {
-  duet::ShardSet set({.shards = 2, .backend = backend_of(state)});
+void burst64(benchmark::State& state, duet::Backend backend) {
+  duet::ShardSet set({.shards = 2, .backend = backend});
   std::atomic<int> arrived{0};
   std::atomic<std::uint64_t> wakes{0};
   duet::sync_wait(duet::on(set.shard(0), [&]() -> duet::Task<> {
@@ -69,13 +69,29 @@ void burst64(benchmark::State& state) {
     co_return;
   }));
   state.counters["wakes"] = benchmark::Counter(static_cast<double>(wakes), benchmark::Counter::kAvgIterations);
+  state.SetItemsProcessed(state.iterations() * 64);
   set.stop();
 }
 
 }  // namespace
 
-BENCHMARK(roundtrip_task)->Name("runtime/roundtrip/duet_task")->ArgName("epoll")->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(roundtrip_fiber)->Name("runtime/roundtrip/duet_fiber")->ArgName("epoll")->Arg(0)->Arg(1)->UseRealTime();
-BENCHMARK(burst64)->Name("runtime/burst64")->ArgName("epoll")->Arg(0)->Arg(1)->UseRealTime();
+BENCHMARK_CAPTURE(roundtrip_task, io_uring, duet::Backend::io_uring)
+    ->Name("shard/roundtrip/duet_task/io_uring")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(roundtrip_task, epoll, duet::Backend::epoll)
+    ->Name("shard/roundtrip/duet_task/epoll")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(roundtrip_fiber, io_uring, duet::Backend::io_uring)
+    ->Name("shard/roundtrip/duet_fiber/io_uring")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(roundtrip_fiber, epoll, duet::Backend::epoll)
+    ->Name("shard/roundtrip/duet_fiber/epoll")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(burst64, io_uring, duet::Backend::io_uring)
+    ->Name("shard/burst64/io_uring")
+    ->UseRealTime();
+BENCHMARK_CAPTURE(burst64, epoll, duet::Backend::epoll)
+    ->Name("shard/burst64/epoll")
+    ->UseRealTime();
 
 BENCHMARK_MAIN();
