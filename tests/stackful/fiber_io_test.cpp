@@ -24,6 +24,7 @@
 #include "stackful/this_fiber.hpp"
 #include "support/open_fds.hpp"
 #include "support/payload.hpp"
+#include "support/on_fibers.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
@@ -32,6 +33,8 @@ using duet::fiber::Scheduler;
 using duet::fiber::TcpListener;
 using duet::fiber::TcpStream;
 namespace fiber = duet::fiber;
+
+using duet::test::on_fibers;
 
 namespace {
 
@@ -73,17 +76,6 @@ void small_buffers(const TcpStream& s) {
   const int size = 16384;  // tiny buffers stall in TCP silly-window avoidance
   ::setsockopt(s.native_handle(), SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
   ::setsockopt(s.native_handle(), SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
-}
-
-// Runs body on a fiber of a fresh scheduler over `backend`; returns its result.
-template <typename Body>
-auto on_fibers(Backend backend, Body body) {
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  auto main_fiber = scheduler.spawn(std::move(body));
-  auto result = main_fiber.join();
-  scheduler.run();
-  CHECK(scheduler.loop().in_flight() == 0);
-  return result;
 }
 
 }  // namespace

@@ -28,6 +28,7 @@
 #include "stackful/this_fiber.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
+#include "support/on_fibers.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
@@ -35,20 +36,11 @@ using duet::fiber::File;
 using duet::fiber::Scheduler;
 namespace fiber = duet::fiber;
 
+using duet::test::on_fibers;
+
 namespace {
 
 constexpr int create_rw = O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC;
-
-// Runs body on a fiber of a fresh scheduler over `backend`; returns its result.
-template <typename Body>
-auto on_fibers(Backend backend, Body body) {
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  auto main_fiber = scheduler.spawn(std::move(body));
-  auto result = main_fiber.join();
-  scheduler.run();
-  CHECK(scheduler.loop().in_flight() == 0);
-  return result;
-}
 
 }  // namespace
 

@@ -14,25 +14,12 @@
 #include "stackful/tcp_listener.hpp"
 #include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
+#include "support/on_fibers.hpp"
 
 using duet::Backend;
 using duet::SocketAddress;
-using duet::fiber::Scheduler;
 namespace fiber = duet::fiber;
-
-namespace {
-
-template <typename Body>
-auto on_fibers(Backend backend, Body body) {
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  auto main_fiber = scheduler.spawn(std::move(body));
-  auto result = main_fiber.join();
-  scheduler.run();
-  CHECK(scheduler.loop().in_flight() == 0);
-  return result;
-}
-
-}  // namespace
+using duet::test::on_fibers;
 
 TEST_CASE("a fiber resolves localhost and gets a bad name as a value with gai_strerror's text", "[resolve]") {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);

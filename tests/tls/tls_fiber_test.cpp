@@ -16,6 +16,7 @@
 #include "support/payload.hpp"
 #include "tls/tls_certs.hpp"
 #include "tls/tls_error.hpp"
+#include "support/on_fibers.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;
@@ -24,7 +25,6 @@ using duet::SocketAddress;
 using duet::tls_errc;
 using duet::TlsContext;
 using duet::TlsVerify;
-using duet::fiber::Scheduler;
 using duet::fiber::TcpListener;
 using duet::fiber::TcpStream;
 using duet::fiber::TlsStream;
@@ -32,6 +32,12 @@ using duet::test::tls_certs;
 namespace fiber = duet::fiber;
 
 namespace {
+
+// OpenSSL's handshake wants deeper fiber stacks than the default test's 64 KiB.
+template <typename Body>
+auto on_fibers(Backend backend, Body body) {
+  return duet::test::on_fibers(backend, std::move(body), 256 * 1024);
+}
 
 struct TcpPair {
   TcpStream client;
@@ -64,16 +70,6 @@ std::string recv_n(TlsStream& s, std::size_t want) {
     got.append(buf.data(), *r);
   }
   return got;
-}
-
-template <typename Body>
-auto on_fibers(Backend backend, Body body) {
-  Scheduler scheduler({.backend = backend, .stack_size = 256 * 1024});
-  auto main_fiber = scheduler.spawn(std::move(body));
-  auto result = main_fiber.join();
-  scheduler.run();
-  CHECK(scheduler.loop().in_flight() == 0);
-  return result;
 }
 
 }  // namespace
