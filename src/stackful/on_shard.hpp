@@ -62,16 +62,7 @@ struct Call final : RemoteCall {
   explicit Call(F& fn) noexcept : fn_(fn) { invoke_ = &invoke; }
   static void invoke(RemoteCall* base) noexcept {
     auto* self = static_cast<Call*>(base);
-    try {
-      if constexpr (std::is_void_v<R>) {
-        self->fn_();
-        self->result_.set_value();
-      } else {
-        self->result_.set_value(self->fn_());
-      }
-    } catch (...) {
-      self->result_.set_exception(std::current_exception());
-    }
+    duet::detail::capture_into(self->result_, self->fn_);
   }
   F& fn_;
   duet::detail::Result<R> result_;

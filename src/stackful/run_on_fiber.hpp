@@ -104,16 +104,7 @@ struct FiberCallBody {
   FiberCallState<R>* state_;
   Fn fn_;
   void operator()() {
-    try {
-      if constexpr (std::is_void_v<R>) {
-        fn_(state_->stop_token());
-        state_->result_.set_value();
-      } else {
-        state_->result_.set_value(fn_(state_->stop_token()));
-      }
-    } catch (...) {
-      state_->result_.set_exception(std::current_exception());
-    }
+    duet::detail::capture_into(state_->result_, [this]() -> R { return fn_(state_->stop_token()); });
     std::exception_ptr error = state_->result_.exception();
     if (auto orphan = std::exchange(state_, nullptr)->fiber_finished(std::move(error))) {
       std::rethrow_exception(orphan);

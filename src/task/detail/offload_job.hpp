@@ -77,16 +77,7 @@ class OffloadJob final : public PoolJob {
  private:
   static void run(PoolJob* job) noexcept {
     auto* self = static_cast<OffloadJob*>(job);
-    try {
-      if constexpr (std::is_void_v<T>) {
-        self->fn_();
-        self->result_.set_value();
-      } else {
-        self->result_.set_value(self->fn_());
-      }
-    } catch (...) {
-      self->result_.set_exception(std::current_exception());
-    }
+    capture_into(self->result_, self->fn_);
   }
   static void done(PoolJob* job, int res) noexcept { static_cast<OffloadJob*>(job)->reply_.send(res); }
 

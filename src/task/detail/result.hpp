@@ -107,4 +107,22 @@ class Result<void> {
   std::exception_ptr error_;
 };
 
+// Runs fn and keeps its outcome in result: the value it returns (nothing, for
+// void) or the exception it throws. For the places that run a caller's
+// function elsewhere (a pool thread, another shard, a fiber) and hand the
+// outcome back.
+template <typename T, typename F>
+void capture_into(Result<T>& result, F&& fn) noexcept {
+  try {
+    if constexpr (std::is_void_v<T>) {
+      std::forward<F>(fn)();
+      result.set_value();
+    } else {
+      result.set_value(std::forward<F>(fn)());
+    }
+  } catch (...) {
+    result.set_exception(std::current_exception());
+  }
+}
+
 }  // namespace duet::detail
