@@ -105,8 +105,10 @@ template <typename Stream>
 void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
   kv::Session session(rt.state(), conn.native_handle());
-  // Left uninitialised: a read touches only the pages its plaintext fills.
-  auto plain = std::make_unique_for_overwrite<char[]>(tls ? TlsEngine::max_plaintext : 0);
+  // TLS only (a plain connection allocates nothing here). Left uninitialised:
+  // a read touches only the pages its plaintext fills.
+  std::unique_ptr<char[]> plain;
+  if constexpr (tls) plain = std::make_unique_for_overwrite<char[]>(TlsEngine::max_plaintext);
   bool open = true;
   if constexpr (tls) {
     auto hs = conn.handshake(ServerRuntime::tls_handshake_timeout, stop);
