@@ -49,6 +49,13 @@ struct ClientInfo {
 class ClientRegistry {
  public:
   void add(ClientInfo& client) noexcept;
+  // Ids first, first + step, ...: with the keyspace split over N shards each
+  // shard's registry numbers its clients (index + 1) + k * N, so CLIENT ID and
+  // CLIENT KILL ID stay unique across the server.
+  void number_ids(std::uint64_t first, std::uint64_t step) noexcept {
+    next_id_ = first;
+    id_step_ = step;
+  }
   void remove(ClientInfo& client) noexcept;
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   template <class Visit>
@@ -65,10 +72,12 @@ class ClientRegistry {
   ClientInfo* tail_ = nullptr;
   std::size_t size_ = 0;
   std::uint64_t next_id_ = 1;
+  std::uint64_t id_step_ = 1;
 };
 
 inline void ClientRegistry::add(ClientInfo& client) noexcept {
-  client.id = next_id_++;
+  client.id = next_id_;
+  next_id_ += id_step_;
   client.prev_ = tail_;
   client.next_ = nullptr;
   (tail_ != nullptr ? tail_->next_ : head_) = &client;

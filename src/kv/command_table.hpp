@@ -51,6 +51,19 @@ struct CommandContext {
 
 using CommandHandler = void (*)(CommandContext&);
 
+// Where a command runs when the keyspace is split over shards (--threads N,
+// kv/shard/). `derived` reads the key positions: no keys → the client's own
+// shard, one key → the key's shard, several → split by key and gathered.
+enum class ShardRoute : std::uint8_t {
+  derived,
+  here,        // keys that are not keyspace keys (SSUBSCRIBE's shard channels)
+  every,       // runs on every shard, replies merged (DBSIZE, KEYS, PUBLISH, ...)
+  subcommand,  // CONFIG, CLIENT, PUBSUB: decided by the subcommand
+  scan,        // one shard, named by the cursor
+  rename,      // two keys that may live on two shards
+  msetnx,      // all or nothing over every shard of its keys
+};
+
 struct Command {
   std::string_view name;      // lower case, as COMMAND reports it
   int arity;
@@ -61,6 +74,7 @@ struct Command {
   int key_step;
   std::string_view group;     // COMMAND DOCS
   std::string_view summary;
+  ShardRoute route = ShardRoute::derived;
 };
 
 [[nodiscard]] const Command* find_command(std::string_view name) noexcept;

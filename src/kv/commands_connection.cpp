@@ -225,7 +225,7 @@ constexpr Command commands[] = {
     {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale, hello, 0, 0, 0, "connection", "Handshake with Redis"},
     {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale, auth, 0, 0, 0, "connection", "Authenticate to the server"},
     {"select", 2, cmd_fast, select, 0, 0, 0, "connection", "Change the selected database for the current connection"},
-    {"client", -2, cmd_container, client, 0, 0, 0, "connection", "A container for client connection commands"},
+    {"client", -2, cmd_container, client, 0, 0, 0, "connection", "A container for client connection commands", ShardRoute::subcommand},
 };
 
 }  // namespace

@@ -150,14 +150,14 @@ constexpr Command commands[] = {
     {"unlink", -2, w | cmd_fast, del, 1, -1, 1, "generic", "Delete a key (the memory is freed at once here)"},
     {"exists", -2, r | cmd_fast, exists, 1, -1, 1, "generic", "Determine if a key exists"},
     {"type", 2, r | cmd_fast, type, 1, 1, 1, "generic", "Determine the type stored at key"},
-    {"rename", 3, w, rename, 1, 2, 1, "generic", "Rename a key"},
-    {"renamenx", 3, w | cmd_fast, renamenx, 1, 2, 1, "generic", "Rename a key, only if the new key does not exist"},
-    {"keys", 2, r, keys, 0, 0, 0, "generic", "Find all keys matching the given pattern"},
-    {"scan", -2, r, scan, 0, 0, 0, "generic", "Incrementally iterate the keys space"},
-    {"randomkey", 1, r, randomkey, 0, 0, 0, "generic", "Return a random key from the keyspace"},
-    {"dbsize", 1, r | cmd_fast, dbsize, 0, 0, 0, "server", "Return the number of keys in the selected database"},
-    {"flushdb", -1, w, flushdb, 0, 0, 0, "server", "Remove all keys from the current database"},
-    {"flushall", -1, w, flushall, 0, 0, 0, "server", "Remove all keys from all databases"},
+    {"rename", 3, w, rename, 1, 2, 1, "generic", "Rename a key", ShardRoute::rename},
+    {"renamenx", 3, w | cmd_fast, renamenx, 1, 2, 1, "generic", "Rename a key, only if the new key does not exist", ShardRoute::rename},
+    {"keys", 2, r, keys, 0, 0, 0, "generic", "Find all keys matching the given pattern", ShardRoute::every},
+    {"scan", -2, r, scan, 0, 0, 0, "generic", "Incrementally iterate the keys space", ShardRoute::scan},
+    {"randomkey", 1, r, randomkey, 0, 0, 0, "generic", "Return a random key from the keyspace", ShardRoute::every},
+    {"dbsize", 1, r | cmd_fast, dbsize, 0, 0, 0, "server", "Return the number of keys in the selected database", ShardRoute::every},
+    {"flushdb", -1, w, flushdb, 0, 0, 0, "server", "Remove all keys from the current database", ShardRoute::every},
+    {"flushall", -1, w, flushall, 0, 0, 0, "server", "Remove all keys from all databases", ShardRoute::every},
 };
 
 }  // namespace

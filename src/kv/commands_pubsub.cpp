@@ -149,11 +149,11 @@ constexpr Command commands[] = {
     {"unsubscribe", -1, sub_flags, unsubscribe, 0, 0, 0, "pubsub", "Stop listening for messages posted to the given channels"},
     {"psubscribe", -2, sub_flags, psubscribe, 0, 0, 0, "pubsub", "Listen for messages published to channels matching the given patterns"},
     {"punsubscribe", -1, sub_flags, punsubscribe, 0, 0, 0, "pubsub", "Stop listening for messages posted to channels matching the given patterns"},
-    {"publish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, publish, 0, 0, 0, "pubsub", "Post a message to a channel"},
-    {"ssubscribe", -2, sub_flags, ssubscribe, 1, -1, 1, "pubsub", "Listen for messages published to the given shard channels"},
-    {"sunsubscribe", -1, sub_flags, sunsubscribe, 1, -1, 1, "pubsub", "Stop listening for messages posted to the given shard channels"},
-    {"spublish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, spublish, 1, 1, 1, "pubsub", "Post a message to a shard channel"},
-    {"pubsub", -2, cmd_container, pubsub, 0, 0, 0, "pubsub", "A container for Pub/Sub commands"},
+    {"publish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, publish, 0, 0, 0, "pubsub", "Post a message to a channel", ShardRoute::every},
+    {"ssubscribe", -2, sub_flags, ssubscribe, 1, -1, 1, "pubsub", "Listen for messages published to the given shard channels", ShardRoute::here},
+    {"sunsubscribe", -1, sub_flags, sunsubscribe, 1, -1, 1, "pubsub", "Stop listening for messages posted to the given shard channels", ShardRoute::here},
+    {"spublish", 3, cmd_pubsub | cmd_loading | cmd_stale | cmd_fast, spublish, 1, 1, 1, "pubsub", "Post a message to a shard channel", ShardRoute::every},
+    {"pubsub", -2, cmd_container, pubsub, 0, 0, 0, "pubsub", "A container for Pub/Sub commands", ShardRoute::subcommand},
 };
 
 }  // namespace

@@ -149,7 +149,7 @@ constexpr Command commands[] = {
     {"getex", -2, w | cmd_fast, getex, 1, 1, 1, "string", "Get the value of a key and optionally set its expiration"},
     {"mget", -2, r | cmd_fast, mget, 1, -1, 1, "string", "Get the values of all the given keys"},
     {"mset", -3, wm, mset, 1, -1, 2, "string", "Set multiple keys to multiple values"},
-    {"msetnx", -3, wm, msetnx, 1, -1, 2, "string", "Set multiple keys to multiple values, only if none of the keys exist"},
+    {"msetnx", -3, wm, msetnx, 1, -1, 2, "string", "Set multiple keys to multiple values, only if none of the keys exist", ShardRoute::msetnx},
     {"mod", 3, wm | cmd_fast, mod, 1, 1, 1, "string", "Update the value of an existing key only (duet)"},
     {"exist", 2, r | cmd_fast, exist, 1, 1, 1, "keyspace", "Determine if one key exists: 1 or 0 (duet)"},
 };

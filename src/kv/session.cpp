@@ -9,6 +9,8 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/detail/peek_keys.hpp"
+#include "kv/detail/run_command.hpp"
+#include "kv/shard/kv_cluster.hpp"
 
 namespace duet::kv {
 namespace {
@@ -29,7 +31,9 @@ std::string_view c_string_prefix(std::string_view text, std::size_t max) noexcep
 
 }  // namespace
 
-Session::Session(ServerState& server, int fd) : server_(server), parser_(server.config().proto_max_bulk_len) {
+Session::Session(ServerState& server, int fd, KvShard* shard)
+    : server_(server), parser_(server.config().proto_max_bulk_len) {
+  if (shard != nullptr && shard->count() > 1) dispatch_ = std::make_unique<ShardDispatch>(*shard, client_);
   client_.fd = fd;
   client_.created_ms = client_.last_active_ms = server.now_ms();
   server_.clients().add(client_);
@@ -100,6 +104,7 @@ void Session::process() {
 // used. Stops at an unfinished command, a protocol error (the connection then
 // closes) or a full output buffer (blocked_).
 std::size_t Session::run_commands(std::string_view input) {
+  if (dispatch_ != nullptr) [[unlikely]] dispatch_->begin_run(out_);  // replies back from other shards
   if (client_.subscriber != nullptr) [[unlikely]] collect_pushes();  // pushes that came first go first
   const std::int64_t now = server_.now_ms();
   const ServerConfig& config = server_.config();
@@ -108,7 +113,7 @@ std::size_t Session::run_commands(std::string_view input) {
   client_.last_active_ms = now;
   std::size_t used = 0;
   std::size_t prefetched_to = 0;  // input up to here has had its keys prefetched
-  while (!closing() && used < input.size()) {
+  while (!client_.close_after_reply && used < input.size()) {
     // More than one command waiting (a pipeline): start the next keys' cache
     // misses together. Not before the first command, so a lone request (P1)
     // never pays for the look-ahead.
@@ -126,13 +131,15 @@ std::size_t Session::run_commands(std::string_view input) {
       break;
     }
     if (status == ParseStatus::error) {
-      Reply(out_).error(parser_.error());
+      Reply(sink()).error(parser_.error());
       client_.close_after_reply = true;
       break;
     }
+    if (dispatch_ != nullptr && dispatch_->must_stall(parser_.args())) [[unlikely]] break;  // parsed again later
     execute(parser_.args(), now);
     used += parser_.consumed();
   }
+  if (dispatch_ != nullptr) [[unlikely]] dispatch_->end_run();
   return used;
 }
 
@@ -157,7 +164,7 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     reject_unknown(argv);
     return;
   }
-  CommandContext ctx{server_, client_, argv, Reply(out_), now};
+  CommandContext ctx{server_, client_, argv, Reply(sink()), now};
   if (!arity_ok(*cmd, argv.size())) {
     detail::wrong_arity(ctx, cmd->name);
     return;
@@ -176,12 +183,8 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     return;
   }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
-  WriteObserver* observer = (cmd->flags & cmd_write) != 0 ? server_.write_observer() : nullptr;
-  const std::size_t reply_start = out_.size();
-  if (observer != nullptr) observer->before_write(*cmd, ctx);
-  cmd->handler(ctx);
-  if (observer != nullptr) observer->after_write(*cmd, ctx, std::string_view(out_).substr(reply_start));
-  ++server_.stats().commands_processed;
+  if (dispatch_ != nullptr && dispatch_->takes(*cmd, argv)) [[unlikely]] return;  // runs on another shard
+  detail::run_command(*cmd, ctx);
 }
 
 bool Session::has_pushes() const noexcept {
@@ -218,7 +221,7 @@ void Session::reject_in_subscribed(std::span<const std::string_view> argv) {
     name.push_back('|');
     detail::append_lower(name, argv[1]);
   }
-  Reply(out_).error("ERR Can't execute '" + name +
+  Reply(sink()).error("ERR Can't execute '" + name +
                     "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
 }
 
@@ -235,7 +238,7 @@ void Session::reject_unknown(std::span<const std::string_view> argv) {
     args.append("' ");
   }
   message.append(args);
-  Reply(out_).error(message);
+  Reply(sink()).error(message);
 }
 
 }  // namespace duet::kv

@@ -22,6 +22,12 @@
 //   also waits for pushes: set_push_waker() installs what a push calls, and
 //   collect_pushes() — between sends only — appends the queue to output().
 //   Commands collect it too before they run, so replies stay in order.
+// - Many shards (kv/shard/): a session made with the KvShard of a cluster of
+//   more than one shard sends commands on other shards' keys there; while
+//   their replies are out, wants_input() is false and, when nothing can move
+//   until one comes back, waiting_on_shards() is true: the driver then waits
+//   for the waker it installed with set_shard_waker(), then calls process().
+//   closing() waits for those replies too. Without a shard nothing changes.
 // - The session registers its ClientInfo in the server's registry for its whole
 //   life (CLIENT LIST). One thread: the one running the server state.
 //
@@ -35,6 +41,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -43,13 +50,14 @@
 #include "kv/detail/input_buffer.hpp"
 #include "kv/resp_parser.hpp"
 #include "kv/server_state.hpp"
+#include "kv/shard/shard_dispatch.hpp"
 
 namespace duet::kv {
 
 class Session {
  public:
   // fd: the client's socket, for CLIENT LIST (-1 when there is none).
-  explicit Session(ServerState& server, int fd = -1);
+  explicit Session(ServerState& server, int fd = -1, KvShard* shard = nullptr);
   Session(const Session&) = delete;
   Session& operator=(const Session&) = delete;
   Session(Session&&) = delete;
@@ -63,8 +71,16 @@ class Session {
 
   [[nodiscard]] std::string_view output() const noexcept { return out_; }
   void consume_output(std::size_t n);
-  [[nodiscard]] bool closing() const noexcept { return client_.close_after_reply; }
-  [[nodiscard]] bool wants_input() const noexcept { return !closing() && !blocked_; }
+  [[nodiscard]] bool closing() const noexcept {
+    return client_.close_after_reply && (dispatch_ == nullptr || !dispatch_->busy());
+  }
+  [[nodiscard]] bool wants_input() const noexcept {
+    return !client_.close_after_reply && !blocked_ && (dispatch_ == nullptr || !dispatch_->busy());
+  }
+  [[nodiscard]] bool waiting_on_shards() const noexcept { return dispatch_ != nullptr && dispatch_->waiting(); }
+  void set_shard_waker(ShardDispatch::Waker waker, void* context) noexcept {
+    if (dispatch_ != nullptr) dispatch_->set_waker(waker, context);
+  }
 
   [[nodiscard]] bool push_mode() const noexcept { return client_.subscriber != nullptr; }
   [[nodiscard]] bool has_pushes() const noexcept;
@@ -81,12 +97,16 @@ class Session {
   void execute(std::span<const std::string_view> argv, std::int64_t now);
   void reject_unknown(std::span<const std::string_view> argv);
   void reject_in_subscribed(std::span<const std::string_view> argv);
+  // Where a reply made here goes: the output, or after replies still due
+  // from other shards.
+  [[nodiscard]] std::string& sink() { return dispatch_ == nullptr ? out_ : dispatch_->sink(out_); }
 
   ServerState& server_;
   ClientInfo client_;
   RespParser parser_;
   detail::InputBuffer in_;
   std::string out_;
+  std::unique_ptr<ShardDispatch> dispatch_;  // only with more than one shard
   bool blocked_ = false;  // complete commands wait for the output to drain
 };
 

@@ -16,7 +16,7 @@ void bgrewriteaof(CommandContext& ctx) {
 }
 
 constexpr Command commands[] = {
-    {"bgrewriteaof", 1, cmd_admin, bgrewriteaof, 0, 0, 0, "server", "Asynchronously rewrite the append-only file"},
+    {"bgrewriteaof", 1, cmd_admin, bgrewriteaof, 0, 0, 0, "server", "Asynchronously rewrite the append-only file", ShardRoute::every},
 };
 
 }  // namespace

@@ -1,0 +1,30 @@
+// duet::kv::detail::run_command — a command's handler with what surrounds it
+// wherever it runs: the write observer (the AOF) around a cmd_write command,
+// and the commands_processed count of the state it ran on.
+//
+// Contract
+// - The caller has already checked arity, authentication and maxmemory; ctx's
+//   reply buffer is where the reply goes. The thread of ctx.server only.
+//   Session::execute calls it for a command on its own shard, and the shard
+//   layer (kv/shard/) on the shard that owns the keys.
+//
+//   CommandContext ctx{state, client, argv, Reply(out), now};
+//   detail::run_command(*find_command(argv[0]), ctx);
+#pragma once
+
+#include <string_view>
+
+#include "kv/command_table.hpp"
+
+namespace duet::kv::detail {
+
+inline void run_command(const Command& cmd, CommandContext& ctx) {
+  WriteObserver* observer = (cmd.flags & cmd_write) != 0 ? ctx.server.write_observer() : nullptr;
+  const std::size_t reply_start = ctx.reply.buffer().size();
+  if (observer != nullptr) observer->before_write(cmd, ctx);
+  cmd.handler(ctx);
+  if (observer != nullptr) observer->after_write(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
+  ++ctx.server.stats().commands_processed;
+}
+
+}  // namespace duet::kv::detail

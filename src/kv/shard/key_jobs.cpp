@@ -1,0 +1,129 @@
+#include "kv/shard/key_jobs.hpp"
+
+#include <charconv>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/reply.hpp"
+#include "kv/shard/kv_cluster.hpp"
+#include "kv/shard/reply_reader.hpp"
+
+namespace duet::kv {
+namespace {
+
+// The first part's error, if any part failed (a wrong arity cannot reach a
+// part; OOM and the like would be the same on every part).
+const std::string* first_error(std::span<const std::unique_ptr<ShardJob::Part>> parts) {
+  for (const auto& p : parts) {
+    if (detail::is_error_reply(p->reply)) return &p->reply;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+void SplitJob::finish(std::string& reply) {
+  if (const std::string* error = first_error(parts())) {
+    reply = *error;
+    return;
+  }
+  Reply out(reply);
+  switch (merge_) {
+    case Merge::sum: {
+      std::int64_t total = 0;
+      for (const auto& p : parts()) total += detail::read_integer(p->reply).value_or(0);
+      return out.integer(total);
+    }
+    case Merge::ok:
+      return out.ok();
+    case Merge::mget: {
+      std::vector<std::vector<std::optional<std::string_view>>> values;
+      for (const auto& p : parts()) {
+        std::size_t at = 0;
+        values.push_back(detail::read_bulk_array(p->reply, at).value_or(std::vector<std::optional<std::string_view>>{}));
+      }
+      out.array(slots.size());
+      for (const Slot& s : slots) {
+        std::size_t i = 0;
+        while (parts()[i]->shard != s.shard) ++i;
+        const auto& v = values[i];
+        if (s.position < v.size() && v[s.position]) {
+          out.bulk(*v[s.position]);
+        } else {
+          out.null();
+        }
+      }
+      return;
+    }
+  }
+}
+
+bool MsetnxJob::decide() {
+  for (const auto& p : parts()) {
+    if (detail::read_integer(p->reply).value_or(1) != 0) return false;
+  }
+  applied_ = true;
+  return true;
+}
+
+void MsetnxJob::apply_part(KvShard& shard, Part& part) {
+  std::string ignored;
+  run_argv(shard, sets[part.shard], ignored);
+}
+
+void MsetnxJob::finish(std::string& reply) { Reply(reply).integer(applied_ ? 1 : 0); }
+
+RenameJob::RenameJob(KvShard& origin, int db, bool nx, std::string from, std::string to, std::size_t from_shard,
+                     std::size_t to_shard)
+    : ShardJob(origin, db),
+      nx_(nx),
+      from_(std::move(from)),
+      to_(std::move(to)),
+      from_shard_(from_shard),
+      to_shard_(to_shard) {
+  part(from_shard);
+  part(to_shard);
+}
+
+void RenameJob::run_part(KvShard& shard, Part& part) {
+  Keyspace& keys = shard.state().store().db(db());
+  const std::int64_t now = shard.state().now_ms();
+  if (part.shard == from_shard_) {
+    if (Entry* e = keys.find(from_, now)) {
+      found_ = true;
+      value_.assign(e->value.data(), e->value.size());
+      expire_at_ = e->expire_at;
+    }
+  } else {
+    target_exists_ = keys.find(to_, now) != nullptr;
+  }
+}
+
+bool RenameJob::decide() {
+  Reply out(reply_);
+  if (!found_) return out.error(detail::err_no_key), false;
+  if (nx_ && target_exists_) return out.integer(0), false;
+  nx_ ? out.integer(1) : out.ok();
+  return true;
+}
+
+// Through the commands, so the write observer (the AOF) logs what happened
+// on each shard as it would for a client's SET, PEXPIREAT and DEL.
+void RenameJob::apply_part(KvShard& shard, Part& part) {
+  std::string ignored;
+  if (part.shard == to_shard_) {
+    std::vector<std::string> set{"set", to_, value_};
+    run_argv(shard, set, ignored);
+    if (expire_at_ != Entry::no_expiry) {
+      std::vector<std::string> expire{"pexpireat", to_, std::to_string(expire_at_)};
+      run_argv(shard, expire, ignored);
+    }
+  } else {
+    std::vector<std::string> del{"del", from_};
+    run_argv(shard, del, ignored);
+  }
+}
+
+void RenameJob::finish(std::string& reply) { reply = std::move(reply_); }
+
+}  // namespace duet::kv

@@ -1,0 +1,83 @@
+// duet::kv::KvCluster — the KV server's keyspace split over N shards
+// (--threads N), each shard owning its part on its own thread: Dragonfly's
+// shared-nothing design over duet's shards (docs/KV.md, "Many shards").
+//
+// Contract
+// - KvCluster(n, config) makes n KvShards, each with a ServerState of its own
+//   (store, stats, clients, pub/sub, a copy of the config) and a ShardGate.
+//   Shard i owns the keys with key_shard(key, n) == i, in every database;
+//   only shard i's thread touches shard i (after construction, which happens
+//   before the threads start).
+// - Messages between shards are LoopMessages handed to the transport the
+//   server's edge installs (set_transport: ShardSet's shard(i).send; a test's
+//   in-thread queue). The core does no I/O and starts no thread: it only
+//   says "run this message on shard i".
+// - Sessions on shard i take `KvShard&` (Session's constructor); the routing
+//   (kv/shard/shard_dispatch.hpp) is written once, for both voices.
+//
+//   KvCluster cluster(2, config);
+//   cluster.set_transport([](void* set, std::size_t i, LoopMessage& m) noexcept { ... }, &set);
+//   Session session(cluster.shard(0).state(), fd, &cluster.shard(0));
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "io/loop_message.hpp"
+#include "kv/server_state.hpp"
+#include "kv/shard/shard_gate.hpp"
+
+namespace duet::kv {
+
+class KvCluster;
+
+class KvShard {
+ public:
+  KvShard(KvCluster& cluster, std::size_t index, ServerConfig config);
+  KvShard(const KvShard&) = delete;
+  KvShard& operator=(const KvShard&) = delete;
+  ~KvShard() = default;
+
+  [[nodiscard]] ServerState& state() noexcept { return state_; }
+  [[nodiscard]] std::size_t index() const noexcept { return index_; }
+  [[nodiscard]] std::size_t count() const noexcept;
+  [[nodiscard]] KvCluster& cluster() const noexcept { return *cluster_; }
+  [[nodiscard]] ShardGate& gate() noexcept { return gate_; }
+  // Runs msg.run_ on shard `target`'s thread (any thread may send).
+  void send(std::size_t target, LoopMessage& msg) const noexcept;
+
+ private:
+  KvCluster* cluster_;
+  std::size_t index_;
+  ServerState state_;
+  ShardGate gate_;
+};
+
+class KvCluster {
+ public:
+  using Transport = void (*)(void* context, std::size_t shard, LoopMessage& msg) noexcept;
+
+  KvCluster(std::size_t shards, const ServerConfig& config);
+  KvCluster(const KvCluster&) = delete;
+  KvCluster& operator=(const KvCluster&) = delete;
+  ~KvCluster() = default;
+
+  [[nodiscard]] std::size_t size() const noexcept { return shards_.size(); }
+  [[nodiscard]] KvShard& shard(std::size_t i) noexcept { return *shards_[i]; }
+  void set_transport(Transport transport, void* context) noexcept {
+    transport_ = transport;
+    transport_context_ = context;
+  }
+  void send(std::size_t shard, LoopMessage& msg) const noexcept { transport_(transport_context_, shard, msg); }
+
+ private:
+  std::vector<std::unique_ptr<KvShard>> shards_;
+  Transport transport_ = nullptr;
+  void* transport_context_ = nullptr;
+};
+
+inline std::size_t KvShard::count() const noexcept { return cluster_->size(); }
+inline void KvShard::send(std::size_t target, LoopMessage& msg) const noexcept { cluster_->send(target, msg); }
+
+}  // namespace duet::kv

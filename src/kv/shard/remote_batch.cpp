@@ -1,0 +1,84 @@
+// RemoteBatch: the arguments travel as one string (no allocation per
+// argument), the replies come back as one string with each command's end, so
+// a pipeline's commands for one shard cost two messages and a few
+// allocations in all, however many there are.
+#include "kv/shard/remote_batch.hpp"
+
+#include "kv/command_table.hpp"
+#include "kv/detail/run_command.hpp"
+#include "kv/shard/kv_cluster.hpp"
+#include "kv/shard/shard_dispatch.hpp"
+
+namespace duet::kv {
+
+RemoteBatch::RemoteBatch(ShardDispatch& origin, KvShard& from, std::size_t to) noexcept
+    : origin_(&origin), from_(&from), to_(to) {}
+
+void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv, int db) {
+  commands_.push_back({&cmd, static_cast<std::uint32_t>(arg_ends_.size()), static_cast<std::uint32_t>(argv.size()), db});
+  for (std::string_view arg : argv) {
+    args_.append(arg);
+    arg_ends_.push_back(static_cast<std::uint32_t>(args_.size()));
+  }
+}
+
+void RemoteBatch::send() noexcept {
+  run_ = &arrive;
+  from_->send(to_, *this);
+}
+
+void RemoteBatch::arrive(LoopMessage* self) noexcept {
+  auto* batch = static_cast<RemoteBatch*>(self);
+  KvShard& here = batch->from_->cluster().shard(batch->to_);
+  batch->resume_ = &resumed;
+  if (!here.gate().wait(*batch)) return;  // a job over several shards holds it: run at its release
+  batch->run_all(here);
+  batch->go_back();
+}
+
+void RemoteBatch::resumed(GateWaiter* self) noexcept {
+  auto* batch = static_cast<RemoteBatch*>(self);
+  batch->run_all(batch->from_->cluster().shard(batch->to_));
+  batch->go_back();
+}
+
+// Runs as the connection would have on its own shard: the checks (arity,
+// auth, maxmemory) were made there; what the command touches is here.
+void RemoteBatch::run_all(KvShard& shard) {
+  ServerState& state = shard.state();
+  ClientInfo client;  // stands in for the connection: its database, authenticated
+  client.authenticated = true;
+  const std::int64_t now = state.now_ms();
+  std::vector<std::string_view> argv;
+  reply_ends_.reserve(commands_.size());
+  for (const Queued& q : commands_) {
+    argv.clear();
+    std::uint32_t start = q.first_arg == 0 ? 0 : arg_ends_[q.first_arg - 1];
+    for (std::uint32_t a = q.first_arg; a < q.first_arg + q.argc; ++a) {
+      argv.emplace_back(args_.data() + start, arg_ends_[a] - start);
+      start = arg_ends_[a];
+    }
+    client.db = q.db;
+    CommandContext ctx{state, client, argv, Reply(out_), now};
+    detail::run_command(*q.command, ctx);
+    reply_ends_.push_back(static_cast<std::uint32_t>(out_.size()));
+  }
+}
+
+void RemoteBatch::go_back() noexcept {
+  run_ = &returned;
+  from_->cluster().shard(to_).send(from_->index(), *this);
+}
+
+void RemoteBatch::returned(LoopMessage* self) noexcept {
+  auto* batch = static_cast<RemoteBatch*>(self);
+  if (batch->origin_ != nullptr) batch->origin_->on_batch(*batch);
+  delete batch;
+}
+
+std::string_view RemoteBatch::replies(std::size_t first, std::size_t count) const noexcept {
+  const std::size_t begin = first == 0 ? 0 : reply_ends_[first - 1];
+  return std::string_view(out_).substr(begin, reply_ends_[first + count - 1] - begin);
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,76 @@
+// duet::kv::RemoteBatch — single-shard commands one connection sends to the
+// shard that owns their keys, and their replies on the way back.
+//
+// Contract
+// - Built on the connection's shard (add(), one per command, in order) and
+//   sent once (send()); on the owning shard it runs every command in order,
+//   in one go, as soon as that shard's gate is open (ShardGate::wait), then
+//   travels back and hands itself to its dispatch (ShardDispatch::on_batch),
+//   which copies reply(i) into the connection's output in request order.
+// - If the connection went away meanwhile (orphan()), the batch still runs
+//   (its writes were sent, as a write that reached Redis is applied) and is
+//   freed on its way back. It owns itself from send() on.
+// - Thread rules: add/send/orphan on the origin shard's thread; the commands
+//   run on the owner's thread; the message is only ever on one thread at a time.
+//
+//   auto* b = new RemoteBatch(dispatch, origin_shard, 1);
+//   b->add(*find_command("get"), argv, 0);
+//   b->send();   // later: dispatch.on_batch(*b) on this thread
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/loop_message.hpp"
+#include "kv/shard/shard_gate.hpp"
+
+namespace duet::kv {
+
+struct Command;
+class KvShard;
+class ShardDispatch;
+
+class RemoteBatch final : public LoopMessage, public GateWaiter {
+ public:
+  RemoteBatch(ShardDispatch& origin, KvShard& from, std::size_t to) noexcept;
+  RemoteBatch(const RemoteBatch&) = delete;
+  RemoteBatch& operator=(const RemoteBatch&) = delete;
+  ~RemoteBatch() = default;
+
+  void add(const Command& cmd, std::span<const std::string_view> argv, int db);
+  [[nodiscard]] std::size_t size() const noexcept { return commands_.size(); }
+  [[nodiscard]] std::size_t target() const noexcept { return to_; }
+  void send() noexcept;
+  void orphan() noexcept { origin_ = nullptr; }
+  // Replies of commands [first, first + count), back on the origin's thread.
+  [[nodiscard]] std::string_view replies(std::size_t first, std::size_t count) const noexcept;
+
+ private:
+  struct Queued {
+    const Command* command;
+    std::uint32_t first_arg;
+    std::uint32_t argc;
+    int db;
+  };
+
+  static void arrive(LoopMessage* self) noexcept;
+  static void resumed(GateWaiter* self) noexcept;
+  static void returned(LoopMessage* self) noexcept;
+  void run_all(KvShard& shard);
+  void go_back() noexcept;
+
+  ShardDispatch* origin_;
+  KvShard* from_;
+  std::size_t to_;
+  std::vector<Queued> commands_;
+  std::vector<std::uint32_t> arg_ends_;  // end of each argument in args_
+  std::string args_;
+  std::vector<std::uint32_t> reply_ends_;  // end of each command's reply in out_
+  std::string out_;
+};
+
+}  // namespace duet::kv

@@ -1,0 +1,126 @@
+// duet::kv::ShardDispatch — one connection's side of the sharded keyspace:
+// which shard each command runs on, and its replies back in request order.
+//
+// Contract
+// - A Session on a shard of a KvCluster with more than one shard owns one
+//   (with one shard, or none, there is no dispatch and no cost). Session calls:
+//   must_stall(argv) before each parsed command: true means "not now", and the
+//   session stops running commands until a wake-up; takes(cmd, argv) after
+//   the session's checks: true means the command went to another shard (or
+//   became a job over several), false that the session runs it here; sink(out)
+//   is where a reply made here goes.
+// - Order: a connection's commands on keys of its own shard run at once;
+//   commands on keys of another shard go there in one batch per shard and
+//   run in order there; replies leave in request order. Any other command (a
+//   job over several shards, SELECT, CLIENT, PING ...) waits until everything
+//   before it is done, and everything after it waits for it, so a connection
+//   always reads its own writes. Commands on different shards within one
+//   pipeline may apply in parallel (docs/KV.md, "Many shards").
+// - A command for this shard waits while a job holds the shard's gate.
+// - waiting(): nothing can move until a batch, a job or the gate reports;
+//   the waker (set_waker) then runs — it must only note it (set an Event).
+//   busy(): replies or commands are still held here (the session reads no
+//   more input meanwhile). Session calls begin_run(out) before a run of
+//   commands (it moves complete replies to out: never while a send reads
+//   out) and end_run() after it (sends the run's batches).
+// - The destructor orphans what is in flight: batches and jobs still run to
+//   their end (their writes stand) and free themselves.
+// - One thread: the connection's shard's.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kv/client_registry.hpp"
+#include "kv/shard/shard_gate.hpp"
+
+namespace duet::kv {
+
+struct Command;
+class KvShard;
+class RemoteBatch;
+class ShardJob;
+
+class ShardDispatch {
+ public:
+  using Waker = void (*)(void* context) noexcept;
+
+  ShardDispatch(KvShard& shard, ClientInfo& client);
+  ShardDispatch(const ShardDispatch&) = delete;
+  ShardDispatch& operator=(const ShardDispatch&) = delete;
+  ~ShardDispatch();
+
+  [[nodiscard]] bool must_stall(std::span<const std::string_view> argv);
+  [[nodiscard]] bool takes(const Command& cmd, std::span<const std::string_view> argv);
+  [[nodiscard]] std::string& sink(std::string& out);
+  // Around each run of commands: begin_run collects what is complete,
+  // end_run sends this run's batches.
+  void begin_run(std::string& out);
+  void end_run() noexcept;
+
+  [[nodiscard]] bool waiting() const noexcept {
+    return gate_waiting_ || (!segments_.empty() && !segments_.front().ready);
+  }
+  [[nodiscard]] bool outstanding() const noexcept {
+    return pending_ != 0;
+  }
+  [[nodiscard]] bool busy() const noexcept { return !segments_.empty() || gate_waiting_ || stalled_; }
+  void set_waker(Waker waker, void* context) noexcept {
+    waker_ = waker;
+    waker_context_ = context;
+  }
+
+  // From the messages, on this thread.
+  void on_batch(RemoteBatch& batch);
+  void on_job(ShardJob& job, std::string reply);
+
+ private:
+  [[nodiscard]] bool stall() noexcept {
+    stalled_ = true;
+    return true;
+  }
+  [[nodiscard]] bool wait_gate();
+  void collect(std::string& out);
+
+  // Replies in request order: made here (ready), or still to come from a
+  // batch (commands [first, first + count) of it) or a job.
+  struct Segment {
+    std::string bytes;
+    RemoteBatch* batch = nullptr;
+    ShardJob* job = nullptr;
+    std::uint32_t first = 0;
+    std::uint32_t count = 0;
+    bool ready = true;
+  };
+  enum class Plan : unsigned char { here, remote, job };
+
+  void queue_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
+  void wake() noexcept {
+    if (waker_ != nullptr) waker_(waker_context_);
+  }
+  static void gate_opened(GateWaiter* w) noexcept;
+
+  KvShard& shard_;
+  ClientInfo& client_;
+  std::deque<Segment> segments_;
+  std::vector<RemoteBatch*> open_;      // per shard: the batch being filled in this run
+  std::vector<RemoteBatch*> in_flight_;
+  ShardJob* job_ = nullptr;             // this connection's job in flight
+  Plan plan_ = Plan::here;              // must_stall's verdict on the command it passed
+  std::size_t target_ = 0;
+  struct GateSlot : GateWaiter {
+    ShardDispatch* owner = nullptr;
+  } gate_waiter_;
+  std::size_t pending_ = 0;             // segments not ready yet
+  bool gate_waiting_ = false;
+  bool stalled_ = false;
+  Waker waker_ = nullptr;
+  void* waker_context_ = nullptr;
+};
+
+}  // namespace duet::kv

@@ -1,0 +1,134 @@
+// ShardJob: ordered gate taking, one part at a time. The message that takes
+// part i's gate comes back to the origin before part i+1's goes out, so a job
+// over k shards costs k round trips while it takes its gates plus one-way
+// releases; a part on the origin's own shard costs no message at all.
+#include "kv/shard/shard_job.hpp"
+
+#include <algorithm>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/run_command.hpp"
+#include "kv/shard/kv_cluster.hpp"
+#include "kv/shard/shard_dispatch.hpp"
+
+namespace duet::kv {
+
+ShardJob::Part& ShardJob::part(std::size_t shard) {
+  for (auto& p : parts_) {
+    if (p->shard == shard) return *p;
+  }
+  auto& p = parts_.emplace_back(std::make_unique<Part>());
+  p->job = this;
+  p->shard = shard;
+  p->exclusive_ = true;
+  p->resume_ = &on_resume;
+  return *p;
+}
+
+void ShardJob::start(ShardDispatch* connection) {
+  connection_ = connection;
+  back_.job = this;
+  std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a->shard < b->shard; });
+  take_next();
+}
+
+// Origin thread.
+void ShardJob::take_next() {
+  if (next_ == parts_.size()) return finish_all();
+  Part& p = *parts_[next_];
+  if (p.shard == origin_->index()) {
+    if (origin_->gate().acquire(p)) taken(p);  // else on_resume, from a release here
+    return;
+  }
+  p.op = Part::Op::take;
+  p.run_ = &at_part;
+  origin_->send(p.shard, p);
+}
+
+// On the part's shard, holding its gate.
+void ShardJob::taken(Part& p) {
+  KvShard& here = origin_->cluster().shard(p.shard);
+  run_part(here, p);
+  if (&p == parts_.back().get() && !two_phase()) {
+    p.released = true;
+    here.gate().release();
+  }
+  if (p.shard == origin_->index()) {
+    ++next_;
+    return take_next();
+  }
+  back_.run_ = &at_origin;
+  here.send(origin_->index(), back_);
+}
+
+void ShardJob::at_part(LoopMessage* msg) noexcept {
+  auto& p = static_cast<Part&>(*msg);
+  ShardJob& job = *p.job;
+  KvShard& here = job.origin_->cluster().shard(p.shard);
+  switch (p.op) {
+    case Part::Op::take:
+      if (here.gate().acquire(p)) job.taken(p);
+      return;
+    case Part::Op::apply:
+      job.apply_part(here, p);
+      [[fallthrough]];
+    case Part::Op::release:
+      here.gate().release();
+      job.drop_ref();
+      return;
+  }
+}
+
+void ShardJob::on_resume(GateWaiter* w) noexcept {
+  auto& p = static_cast<Part&>(*w);
+  p.job->taken(p);
+}
+
+void ShardJob::at_origin(LoopMessage* msg) noexcept {
+  ShardJob& job = *static_cast<Back&>(*msg).job;
+  ++job.next_;
+  job.take_next();
+}
+
+// Origin thread, every gate held (but a released last part's).
+void ShardJob::finish_all() {
+  const bool apply = two_phase() && decide();
+  for (auto& p : parts_) {
+    if (!p->released) end_part(*p, apply);
+  }
+  std::string reply;
+  finish(reply);
+  if (connection_ != nullptr) connection_->on_job(*this, std::move(reply));
+  drop_ref();
+}
+
+void ShardJob::end_part(Part& p, bool apply) {
+  p.released = true;
+  if (p.shard == origin_->index()) {
+    if (apply) apply_part(*origin_, p);
+    origin_->gate().release();
+    return;
+  }
+  p.op = apply ? Part::Op::apply : Part::Op::release;
+  p.run_ = &at_part;
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  origin_->send(p.shard, p);
+}
+
+// The last of the origin and the releasing shards frees the job: acq_rel so
+// that every part's writes (apply_part) happen before the delete.
+void ShardJob::drop_ref() noexcept {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+void ShardJob::run_argv(KvShard& shard, std::span<const std::string> argv, std::string& out) const {
+  std::vector<std::string_view> views(argv.begin(), argv.end());
+  const Command* cmd = find_command(views[0]);
+  ClientInfo client;
+  client.authenticated = true;
+  client.db = db_;
+  CommandContext ctx{shard.state(), client, views, Reply(out), shard.state().now_ms()};
+  detail::run_command(*cmd, ctx);
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,105 @@
+// duet::kv::ShardJob — one command over several shards, atomic across them:
+// MSET, MGET, DEL over keys of two shards, a cross-shard RENAME, DBSIZE ...
+//
+// Contract
+// - A job has parts, one per shard it touches, kept in ascending shard order.
+//   start() (on the connection's shard) takes the parts' gates one at a time
+//   in that order (ShardGate: ordered locking, so no deadlock, and two jobs
+//   that share shards apply in one order on all of them); as each gate is
+//   taken, run_part() runs there. Every gate is held until every part has
+//   run (the last part's is released at once when there is no second phase),
+//   so no other command sees some parts done and others not.
+// - Two-phase jobs (MSETNX, RENAME across shards): after every part ran,
+//   decide() (on the origin, all gates still held) says whether to go on;
+//   then apply_part() runs on each part's shard just before its release.
+// - finish(reply) writes the command's one reply, on the origin; the job
+//   hands it to its connection (ShardDispatch::on_job) unless orphan() was
+//   called (the connection went away: the job still completes, so gates are
+//   always released).
+// - A job owns itself from start() on and frees itself once its last message
+//   has run. Thread rules: start/orphan/decide/finish on the origin shard's
+//   thread, run_part/apply_part on the part's shard's thread.
+//
+//   auto job = std::make_unique<SplitJob>(origin, db, ...);
+//   job->part(1).argv = {"mget", "b"};
+//   job.release()->start(&dispatch);
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/loop_message.hpp"
+#include "kv/shard/shard_gate.hpp"
+
+namespace duet::kv {
+
+class KvShard;
+class ShardDispatch;
+
+class ShardJob {
+ public:
+  struct Part final : LoopMessage, GateWaiter {
+    enum class Op : unsigned char { take, apply, release };
+    ShardJob* job = nullptr;
+    std::size_t shard = 0;
+    std::vector<std::string> argv;  // the part's own command, when it runs one
+    std::string reply;              // what run_part wrote
+    Op op = Op::take;
+    bool released = false;
+  };
+
+  ShardJob(KvShard& origin, int db) noexcept : origin_(&origin), db_(db) {}
+  ShardJob(const ShardJob&) = delete;
+  ShardJob& operator=(const ShardJob&) = delete;
+  virtual ~ShardJob() = default;
+
+  // The part on `shard` (made on first use).
+  Part& part(std::size_t shard);
+  [[nodiscard]] std::size_t part_count() const noexcept { return parts_.size(); }
+  void start(ShardDispatch* connection);
+  void orphan() noexcept { connection_ = nullptr; }
+
+ protected:
+  virtual void run_part(KvShard& shard, Part& part) = 0;
+  [[nodiscard]] virtual bool two_phase() const noexcept { return false; }
+  [[nodiscard]] virtual bool decide() { return false; }
+  virtual void apply_part(KvShard& /*shard*/, Part& /*part*/) {}
+  virtual void finish(std::string& reply) = 0;
+
+  // Runs argv as a command on `shard` (as the connection, in its database),
+  // appending the reply to `out`.
+  void run_argv(KvShard& shard, std::span<const std::string> argv, std::string& out) const;
+  [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
+  [[nodiscard]] int db() const noexcept { return db_; }
+
+ private:
+  struct Back final : LoopMessage {
+    ShardJob* job = nullptr;
+  };
+
+  void take_next();
+  void taken(Part& p);
+  void finish_all();
+  void end_part(Part& p, bool apply);
+  void drop_ref() noexcept;
+  static void at_part(LoopMessage* msg) noexcept;
+  static void on_resume(GateWaiter* w) noexcept;
+  static void at_origin(LoopMessage* msg) noexcept;
+
+  KvShard* origin_;
+  int db_;
+  ShardDispatch* connection_ = nullptr;
+  std::vector<std::unique_ptr<Part>> parts_;
+  std::size_t next_ = 0;
+  Back back_;
+  // The origin's reference plus one per apply/release message in flight;
+  // those run on other threads, hence atomic.
+  std::atomic<int> refs_{1};
+};
+
+}  // namespace duet::kv

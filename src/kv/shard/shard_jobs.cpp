@@ -1,0 +1,160 @@
+// plan_job: the command → split table of the sharded keyspace.
+#include "kv/shard/shard_jobs.hpp"
+
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+#include <string>
+
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/shard/every_jobs.hpp"
+#include "kv/shard/key_jobs.hpp"
+#include "kv/shard/key_shard.hpp"
+#include "kv/shard/kv_cluster.hpp"
+
+namespace duet::kv {
+namespace {
+
+using detail::equals_ci;
+
+// The argument positions of the command's keys: first, then every step, up to last (-1: the end).
+struct KeyRange {
+  std::size_t first, end, step;
+};
+KeyRange key_range(const Command& cmd, std::size_t argc) {
+  const std::size_t first = static_cast<std::size_t>(cmd.first_key);
+  std::size_t end = cmd.last_key < 0 ? argc : static_cast<std::size_t>(cmd.last_key) + 1;
+  return {first, std::min(end, argc), static_cast<std::size_t>(std::max(cmd.key_step, 1))};
+}
+
+std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                     int db, std::size_t& single) {
+  const std::size_t n = origin.count();
+  const KeyRange keys = key_range(cmd, argv.size());
+  if (keys.first >= keys.end) return nullptr;
+  std::vector<std::size_t> owner;
+  bool spread = false;
+  for (std::size_t i = keys.first; i < keys.end; i += keys.step) {
+    owner.push_back(key_shard(argv[i], n));
+    spread = spread || owner.back() != owner.front();
+  }
+  if (!spread) {
+    single = owner.front();
+    return nullptr;
+  }
+  const bool msetnx = cmd.route == ShardRoute::msetnx;
+  const SplitJob::Merge merge = cmd.name == "mget"  ? SplitJob::Merge::mget
+                                : cmd.name == "mset" ? SplitJob::Merge::ok
+                                                     : SplitJob::Merge::sum;
+  std::unique_ptr<ShardJob> job;
+  SplitJob* split = nullptr;
+  MsetnxJob* setnx = nullptr;
+  if (msetnx) {
+    auto j = std::make_unique<MsetnxJob>(origin, db);
+    setnx = j.get();
+    setnx->sets.resize(n);
+    job = std::move(j);
+  } else {
+    auto j = std::make_unique<SplitJob>(origin, db, merge);
+    split = j.get();
+    job = std::move(j);
+  }
+  std::size_t k = 0;
+  for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
+    ShardJob::Part& p = job->part(owner[k]);
+    if (p.argv.empty()) p.argv.emplace_back(msetnx ? "exists" : std::string(argv[0]));
+    if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.push_back({owner[k], p.argv.size() - 1});
+    for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) {
+      if (msetnx) {
+        auto& set = setnx->sets[owner[k]];
+        if (set.empty()) set.emplace_back("mset");
+        set.emplace_back(argv[a]);
+        if (a == i) p.argv.emplace_back(argv[a]);  // EXISTS takes the key only
+      } else {
+        p.argv.emplace_back(argv[a]);
+      }
+    }
+  }
+  return job;
+}
+
+// parseScanCursorOrReply's rules (commands_keyspace.cpp): false on a cursor
+// the handler would refuse, which then runs here and says so.
+bool scan_cursor(std::string_view text, std::uint64_t& cursor) {
+  const std::string buf(text);
+  char* end = nullptr;
+  errno = 0;
+  cursor = std::strtoull(buf.c_str(), &end, 10);
+  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
+}
+
+std::unique_ptr<ShardJob> every(KvShard& origin, int db, EveryJob::Merge merge, std::span<const std::string_view> argv) {
+  return std::make_unique<EveryJob>(origin, db, merge, origin.count(), argv);
+}
+
+std::unique_ptr<ShardJob> by_subcommand(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                        int db) {
+  using M = EveryJob::Merge;
+  const std::string_view sub = argv[1];
+  if (cmd.name == "config") {
+    if (equals_ci(sub, "set") || equals_ci(sub, "resetstat")) return every(origin, db, M::origin, argv);
+  } else if (cmd.name == "client") {
+    if (equals_ci(sub, "list")) return every(origin, db, M::lines, argv);
+    if (equals_ci(sub, "kill")) return every(origin, db, M::killed, argv);
+  } else if (cmd.name == "pubsub") {
+    if (equals_ci(sub, "channels") || equals_ci(sub, "shardchannels")) return every(origin, db, M::union_names, argv);
+    if (equals_ci(sub, "numsub") || equals_ci(sub, "shardnumsub")) return every(origin, db, M::count_pairs, argv);
+    if (equals_ci(sub, "numpat")) return every(origin, db, M::sum, argv);
+  }
+  return nullptr;
+}
+
+std::unique_ptr<ShardJob> every_shard(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                      int db) {
+  using M = EveryJob::Merge;
+  const std::string_view name = cmd.name;
+  if (name == "randomkey") return std::make_unique<RandomKeyJob>(origin, db, origin.count());
+  if (name == "keys") return every(origin, db, M::concat, argv);
+  if (name == "flushdb" || name == "flushall") return every(origin, db, M::all_ok, argv);
+  if (name == "dbsize" || name == "publish" || name == "spublish") return every(origin, db, M::sum, argv);
+  // TODO(issue 16): INFO's sections summed over shards, SHUTDOWN and
+  // BGREWRITEAOF through the edge; they run on the connection's shard today.
+  return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                   const ClientInfo& client, std::size_t& single) {
+  single = origin.index();
+  const int db = client.db;
+  switch (cmd.route) {
+    case ShardRoute::here:
+      return nullptr;
+    case ShardRoute::derived:
+    case ShardRoute::msetnx:
+      if (cmd.first_key == 0) return nullptr;
+      return split_keys(origin, cmd, argv, db, single);
+    case ShardRoute::rename: {
+      const std::size_t from = key_shard(argv[1], origin.count());
+      const std::size_t to = key_shard(argv[2], origin.count());
+      single = from;
+      if (from == to) return nullptr;
+      return std::make_unique<RenameJob>(origin, db, cmd.name == "renamenx", std::string(argv[1]),
+                                         std::string(argv[2]), from, to);
+    }
+    case ShardRoute::scan: {
+      std::uint64_t cursor = 0;
+      if (!scan_cursor(argv[1], cursor)) return nullptr;
+      return std::make_unique<ScanJob>(origin, db, origin.count(), cursor, argv);
+    }
+    case ShardRoute::every:
+      return every_shard(origin, cmd, argv, db);
+    case ShardRoute::subcommand:
+      return by_subcommand(origin, cmd, argv, db);
+  }
+  return nullptr;
+}
+
+}  // namespace duet::kv

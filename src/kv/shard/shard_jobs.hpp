@@ -1,0 +1,35 @@
+// duet::kv::plan_job — the jobs of the commands that span shards, and the
+// one place that says how each such command is split and merged.
+//
+// Contract
+// - plan_job(origin, cmd, argv, client, single) returns the job for a command
+//   that touches more than one shard (not started), or nullptr with `single`
+//   set to the one shard that should run it as it is (its keys all live there;
+//   or it is a command of the connection itself: the origin).
+// - Splits (docs/KV.md "Many shards"): DEL/UNLINK/EXISTS/MGET/MSET by key
+//   (replies summed, or re-ordered as the keys were); MSETNX all or nothing;
+//   RENAME/RENAMENX across two shards; SCAN on the shard its cursor names;
+//   DBSIZE, KEYS, RANDOMKEY, FLUSHDB, FLUSHALL, PUBLISH, SPUBLISH, CONFIG
+//   SET/RESETSTAT, CLIENT LIST/KILL, PUBSUB CHANNELS/NUMSUB/NUMPAT on every
+//   shard with the replies merged.
+// - The origin shard's thread.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string_view>
+
+#include "kv/client_registry.hpp"
+#include "kv/shard/shard_job.hpp"
+
+namespace duet::kv {
+
+struct Command;
+class KvShard;
+
+[[nodiscard]] std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd,
+                                                 std::span<const std::string_view> argv, const ClientInfo& client,
+                                                 std::size_t& single);
+
+}  // namespace duet::kv
