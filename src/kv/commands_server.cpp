@@ -12,21 +12,7 @@ namespace duet::kv {
 namespace {
 
 using detail::equals_ci;
-
-std::string human_bytes(std::size_t n) {  // bytesToHuman
-  char buf[32];
-  auto d = static_cast<double>(n);
-  if (n < 1024) {
-    std::snprintf(buf, sizeof(buf), "%zuB", n);
-  } else if (n < 1024 * 1024) {
-    std::snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
-  } else if (n < 1024ull * 1024 * 1024) {
-    std::snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
-  } else {
-    std::snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
-  }
-  return buf;
-}
+using detail::human_bytes;
 
 void line(std::string& out, std::string_view key, std::string_view value) {
   out.append(key).append(":").append(value).append("\r\n");

@@ -109,4 +109,19 @@ bool format_long_double(long double value, std::string& out) {
   return true;
 }
 
+std::string human_bytes(std::uint64_t n) {
+  char buf[32];
+  auto d = static_cast<double>(n);
+  if (n < 1024) {
+    std::snprintf(buf, sizeof(buf), "%lluB", static_cast<unsigned long long>(n));
+  } else if (n < 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fK", d / 1024);
+  } else if (n < 1024ull * 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2fM", d / (1024 * 1024));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.2fG", d / (1024.0 * 1024 * 1024));
+  }
+  return buf;
+}
+
 }  // namespace duet::kv::detail

@@ -11,6 +11,7 @@
 // - parse_long_double follows string2ld (strtold, no spaces, no nan, the whole
 //   string consumed); format_long_double follows ld2string's LD_STR_HUMAN mode
 //   (INCRBYFLOAT replies: "%.17Lf" with trailing zeros and dot removed).
+// - human_bytes follows bytesToHuman (INFO's *_human fields: "1.50K").
 // - Pure functions; any thread.
 //
 //   std::int64_t v;
@@ -28,5 +29,6 @@ namespace duet::kv::detail {
 [[nodiscard]] bool parse_long_double(std::string_view text, long double& value) noexcept;
 // Appends the human form of `value` to `out`; false for inf/nan (not written).
 bool format_long_double(long double value, std::string& out);
+[[nodiscard]] std::string human_bytes(std::uint64_t n);
 
 }  // namespace duet::kv::detail

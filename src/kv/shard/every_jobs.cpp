@@ -3,7 +3,11 @@
 #include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
+#include <algorithm>
+#include <charconv>
+
 #include "kv/reply.hpp"
+#include "kv/shard/info_merge.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/reply_reader.hpp"
 
@@ -59,13 +63,35 @@ void EveryJob::finish(std::string& reply) {
       }
       return;
     }
-    case Merge::lines: {
-      std::string text;
+    case Merge::lines: {  // CLIENT LIST: one line per client, by id as Redis lists them
+      std::vector<std::pair<std::uint64_t, std::string_view>> lines;
       for (const auto& p : parts()) {
         std::size_t at = 0;
-        if (auto bulk = detail::read_bulk(p->reply, at); bulk && *bulk) text.append(**bulk);
+        auto bulk = detail::read_bulk(p->reply, at);
+        std::string_view text = bulk && *bulk ? **bulk : std::string_view();
+        while (!text.empty()) {
+          const std::size_t end = std::min(text.find('\n'), text.size() - 1) + 1;
+          std::uint64_t id = 0;
+          if (text.starts_with("id=")) std::from_chars(text.data() + 3, text.data() + end, id);
+          lines.emplace_back(id, text.substr(0, end));
+          text.remove_prefix(end);
+        }
       }
+      std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::string text;
+      for (const auto& line : lines) text.append(line.second);
       return out.bulk(text);
+    }
+    case Merge::info: {
+      std::vector<std::string_view> texts;
+      std::size_t origin = 0;
+      for (const auto& p : parts()) {
+        std::size_t at = 0;
+        auto bulk = detail::read_bulk(p->reply, at);
+        if (p->shard == origin_shard_) origin = texts.size();
+        texts.push_back(bulk && *bulk ? **bulk : std::string_view());
+      }
+      return out.bulk(merge_info(texts, origin));
     }
     case Merge::killed: {
       std::int64_t total = 0;

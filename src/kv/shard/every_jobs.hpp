@@ -24,6 +24,7 @@ class EveryJob final : public ShardJob {
     killed,       // CLIENT KILL: counts added, or OK if any shard had the client
     union_names,  // PUBSUB CHANNELS: arrays joined without repeats
     count_pairs,  // PUBSUB NUMSUB: [name, count, ...] with counts added
+    info,         // INFO: counters summed (kv/shard/info_merge.hpp)
   };
   EveryJob(KvShard& origin, int db, Merge merge, std::size_t shards, std::span<const std::string_view> argv);
 
