@@ -55,6 +55,14 @@ AofRewriter::AofRewriter(EventLoop& loop, AofWorker& worker, AofWriter& writer, 
 
 AofRewriter::~AofRewriter() { abort(); }
 
+bool AofRewriter::start(std::string& message, std::string snapshot) {
+  if (!start(message)) return false;
+  snapshot_.append_raw(snapshot);
+  snapshot_.reset_db();  // the snapshot's SELECTs leave the database unknown
+  done_.fill(true);  // nothing to scan here: the slices only write it out
+  return true;
+}
+
 bool AofRewriter::start(std::string& message) {
   if (running_) {
     message = "ERR Background append only file rewriting already in progress";

@@ -65,6 +65,10 @@ class AofRewriter {
   ~AofRewriter();
 
   bool start(std::string& message);
+  // Many shards (kv/aof/shard_rewrite.hpp): the snapshot is every shard's
+  // keyspace, made while every shard stood still, and handed over whole; the
+  // capture starts now, which the sharded keyspace makes the same instant.
+  bool start(std::string& message, std::string snapshot);
   [[nodiscard]] bool running() const noexcept { return running_; }
   void before_write(const Command& cmd, CommandContext& ctx);
   void abort() noexcept;

@@ -90,7 +90,13 @@ void AofService::log_records(int db, std::string_view staged) {
   writer_->append(db, staged);
 }
 
-bool AofService::request_rewrite(std::string& message) { return rewriter_->start(message); }
+bool AofService::request_rewrite(std::string& message) {
+  return launcher_ ? launcher_(message) : rewriter_->start(message);
+}
+
+bool AofService::start_rewrite_from(std::string snapshot, std::string& message) {
+  return rewriter_->start(message, std::move(snapshot));
+}
 
 // The aof_* fields of Redis's INFO persistence that apply, plus aof_fsyncs
 // (duet's: how many fsyncs the group commit needed).
@@ -130,7 +136,7 @@ void AofService::maybe_auto_rewrite() {
   if (size <= base || growth < static_cast<std::uint64_t>(c.auto_aof_rewrite_percentage)) return;
   log_(false, "Starting automatic rewriting of AOF on " + std::to_string(growth) + "% growth");
   std::string message;
-  if (!rewriter_->start(message)) log_(true, message);
+  if (!request_rewrite(message)) log_(true, message);
 }
 
 void AofService::shutdown() {

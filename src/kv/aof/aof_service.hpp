@@ -29,6 +29,7 @@
 
 #include "io/event_loop.hpp"
 #include "kv/aof/aof_buffer.hpp"
+#include "kv/aof/aof_durability.hpp"
 #include "kv/aof/aof_loader.hpp"
 #include "kv/aof/aof_rewriter.hpp"
 #include "kv/aof/aof_worker.hpp"
@@ -38,7 +39,7 @@
 
 namespace duet::kv {
 
-class AofService final : public WriteObserver {
+class AofService final : public WriteObserver, public AofSink {
  public:
   using Log = AofRewriter::Log;
 
@@ -50,9 +51,18 @@ class AofService final : public WriteObserver {
   ~AofService();
 
   AofLoadResult open();
-  [[nodiscard]] bool must_wait() const noexcept { return writer_ && writer_->must_wait(); }
-  void wait(DurableWaiter& waiter) { writer_->wait(waiter); }
-  void forget(DurableWaiter& waiter) noexcept { writer_->forget(waiter); }
+  [[nodiscard]] bool must_wait() const noexcept override { return writer_ && writer_->must_wait(); }
+  void wait(DurableWaiter& waiter) override { writer_->wait(waiter); }
+  void forget(DurableWaiter& waiter) noexcept override { writer_->forget(waiter); }
+  // Many shards (kv/aof/aof_feed.hpp): another shard's records, in its order.
+  void append_from_shard(int db, std::string_view records) override { log_records(db, records); }
+  // Many shards: BGREWRITEAOF and the automatic rewrite go through `launch`
+  // (a job that snapshots every shard, kv/aof/shard_rewrite.hpp), which ends
+  // in start_rewrite_from() here with the snapshot of every shard at one point.
+  using Launcher = std::function<bool(std::string& message)>;
+  void set_rewrite_launcher(Launcher launch) { launcher_ = std::move(launch); }
+  bool start_rewrite_from(std::string snapshot, std::string& message);
+  void log_warning(const std::string& line) const { log_(true, line); }
   void tick();
   void shutdown();
 
@@ -87,6 +97,7 @@ class AofService final : public WriteObserver {
   std::uint64_t base_size_ = 0;  // file size after the last load or rewrite
   std::uint64_t rewrites_seen_ = 0;
   bool stopped_ = false;
+  Launcher launcher_;
 };
 
 }  // namespace duet::kv

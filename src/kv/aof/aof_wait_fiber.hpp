@@ -14,13 +14,13 @@
 //   }
 #pragma once
 
-#include "kv/aof/aof_service.hpp"
+#include "kv/aof/aof_durability.hpp"
 #include "kv/aof/durable_waiter.hpp"
 #include "stackful/scheduler.hpp"
 
 namespace duet::kv {
 
-inline void wait_durable(AofService* aof) {
+inline void wait_durable(AofDurability* aof) {
   if (aof == nullptr || !aof->must_wait()) return;
   struct FiberWaiter : DurableWaiter {
     fiber::Scheduler* scheduler = nullptr;

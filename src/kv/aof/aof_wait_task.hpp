@@ -17,14 +17,14 @@
 
 #include <coroutine>
 
-#include "kv/aof/aof_service.hpp"
+#include "kv/aof/aof_durability.hpp"
 #include "kv/aof/durable_waiter.hpp"
 
 namespace duet::kv {
 
 class DurableAwaiter : private DurableWaiter {
  public:
-  explicit DurableAwaiter(AofService* aof) noexcept : aof_(aof) {}
+  explicit DurableAwaiter(AofDurability* aof) noexcept : aof_(aof) {}
   DurableAwaiter(const DurableAwaiter&) = delete;
   DurableAwaiter& operator=(const DurableAwaiter&) = delete;
   DurableAwaiter(DurableAwaiter&&) = delete;
@@ -47,11 +47,11 @@ class DurableAwaiter : private DurableWaiter {
   void await_resume() const noexcept {}
 
  private:
-  AofService* aof_;
+  AofDurability* aof_;
   std::coroutine_handle<> handle_;
   bool waiting_ = false;
 };
 
-[[nodiscard]] inline DurableAwaiter aof_durable(AofService* aof) noexcept { return DurableAwaiter(aof); }
+[[nodiscard]] inline DurableAwaiter aof_durable(AofDurability* aof) noexcept { return DurableAwaiter(aof); }
 
 }  // namespace duet::kv

@@ -1,23 +1,29 @@
 // duet::kv::detail::CountingAllocator — std::allocator that keeps a byte count.
 //
 // Contract
-// - Every allocation and deallocation through it adjusts one process-wide
-//   counter (relaxed atomic: a statistic, not a synchronisation point), read by
-//   allocated_bytes(). Store keys and values use it, so INFO memory reports the
-//   bytes really held by the keyspace in O(1), like Redis's zmalloc counter.
+// - Every allocation and deallocation through it adjusts the calling thread's
+//   counter, read by allocated_bytes() on that thread. Store keys and values
+//   use it, so INFO memory reports the bytes really held by the keyspace in
+//   O(1), like Redis's zmalloc counter. Per thread, not per process: with the
+//   keyspace split over shards (--threads N) each shard's thread allocates and
+//   frees only its own keys and values, so its counter is its shard's memory,
+//   and no shard writes a cache line another shard writes (a process-wide
+//   atomic costed every SET a contended read-modify-write). Signed, because a
+//   thread may free what another allocated (a store torn down at exit);
+//   allocated_bytes() reads a negative count as 0.
 //
 //   KvString value(alloc);  value.assign("hello world, longer than SSO");
 //   std::size_t used = CountingAllocator<char>::allocated_bytes();
 #pragma once
 
-#include <atomic>
+#include <cstdint>
 #include <cstddef>
 #include <memory>
 #include <string>
 
 namespace duet::kv::detail {
 
-inline std::atomic<std::size_t> g_counted_bytes{0};
+inline thread_local std::int64_t t_counted_bytes = 0;
 
 template <class T>
 struct CountingAllocator {
@@ -28,14 +34,16 @@ struct CountingAllocator {
   CountingAllocator(const CountingAllocator<U>&) noexcept {}  // NOLINT: allocators convert implicitly
 
   T* allocate(std::size_t n) {
-    g_counted_bytes.fetch_add(n * sizeof(T), std::memory_order_relaxed);
+    t_counted_bytes += static_cast<std::int64_t>(n * sizeof(T));
     return std::allocator<T>{}.allocate(n);
   }
   void deallocate(T* p, std::size_t n) noexcept {
-    g_counted_bytes.fetch_sub(n * sizeof(T), std::memory_order_relaxed);
+    t_counted_bytes -= static_cast<std::int64_t>(n * sizeof(T));
     std::allocator<T>{}.deallocate(p, n);
   }
-  static std::size_t allocated_bytes() noexcept { return g_counted_bytes.load(std::memory_order_relaxed); }
+  static std::size_t allocated_bytes() noexcept {
+    return t_counted_bytes > 0 ? static_cast<std::size_t>(t_counted_bytes) : 0;
+  }
 
   template <class U>
   bool operator==(const CountingAllocator<U>&) const noexcept { return true; }

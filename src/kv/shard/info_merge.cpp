@@ -71,8 +71,18 @@ std::string merge_info(std::span<const std::string_view> texts, std::size_t orig
       sums[line.substr(0, colon)] += number(line.substr(colon + 1));
     }
   }
+  // The append-only file lives on shard 0: its Persistence section is the one.
+  std::vector<std::string_view> persistence;
+  bool in_persistence = false;
+  for (std::string_view line : lines_of(texts[0])) {
+    if (line.starts_with("#")) in_persistence = line == "# Persistence";
+    if (in_persistence && !line.empty() && !line.starts_with("#")) persistence.push_back(line);
+  }
   std::string out;
+  in_persistence = false;
   for (std::string_view line : lines_of(texts[origin])) {
+    if (line.starts_with("#")) in_persistence = line == "# Persistence";
+    if (in_persistence && !line.empty() && !line.starts_with("#")) continue;
     if (line.size() > 2 && line.substr(0, 2) == "db" && line.find(":keys=") != std::string_view::npos) continue;
     const std::size_t colon = line.find(':');
     const std::string_view key = colon == std::string_view::npos ? line : line.substr(0, colon);
@@ -82,6 +92,9 @@ std::string merge_info(std::span<const std::string_view> texts, std::size_t orig
       out.append(key).append(":").append(detail::human_bytes(sums["used_memory"])).append("\r\n");
     } else {
       out.append(line).append("\r\n");
+    }
+    if (line == "# Persistence") {
+      for (std::string_view p : persistence) out.append(p).append("\r\n");
     }
     if (line == "# Keyspace") {
       for (const auto& [db, c] : dbs) {

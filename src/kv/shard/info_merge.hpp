@@ -7,7 +7,9 @@
 //   order, with every counter (clients, commands, bytes, hits, misses,
 //   expired keys, memory, pub/sub counts) the sum over shards,
 //   used_memory_human recomputed, and the Keyspace section's dbN lines summed
-//   per database over every shard that has keys there.
+//   per database over every shard that has keys there. The Persistence
+//   section is shard 0's (the append-only file lives there). texts[0] is
+//   shard 0's text.
 // - Pub/sub counts add each shard's own: a channel with subscribers on two
 //   shards counts twice (docs/KV.md, "Many shards").
 // - Pure; any thread.

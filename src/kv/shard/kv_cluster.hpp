@@ -18,6 +18,12 @@
 //   KvCluster cluster(2, config);
 //   cluster.set_transport([](void* set, std::size_t i, LoopMessage& m) noexcept { ... }, &set);
 //   Session session(cluster.shard(0).state(), fd, &cluster.shard(0));
+//
+// - redistribute_keys() moves every key of shard 0's store to the shard that
+//   owns it: the append-only file is loaded into shard 0 as one server would
+//   load it (atomic commands replayed whole), then spread. On shard 0's
+//   thread, before any shard serves, with every shard's loop running (each
+//   copies its keys on its own thread while shard 0's thread waits).
 #pragma once
 
 #include <cstddef>
@@ -25,6 +31,7 @@
 #include <vector>
 
 #include "io/loop_message.hpp"
+#include "kv/aof/aof_durability.hpp"
 #include "kv/server_state.hpp"
 #include "kv/shard/shard_gate.hpp"
 
@@ -46,12 +53,18 @@ class KvShard {
   [[nodiscard]] ShardGate& gate() noexcept { return gate_; }
   // Runs msg.run_ on shard `target`'s thread (any thread may send).
   void send(std::size_t target, LoopMessage& msg) const noexcept;
+  // The append-only file as this shard sees it (null without one): a batch
+  // run here goes back once its writes are safe, and a job publishes the
+  // shard's records before it logs its own (kv/aof/aof_durability.hpp).
+  [[nodiscard]] AofDurability* durability() const noexcept { return durability_; }
+  void set_durability(AofDurability* durability) noexcept { durability_ = durability; }
 
  private:
   KvCluster* cluster_;
   std::size_t index_;
   ServerState state_;
   ShardGate gate_;
+  AofDurability* durability_ = nullptr;
 };
 
 class KvCluster {
@@ -70,6 +83,7 @@ class KvCluster {
     transport_context_ = context;
   }
   void send(std::size_t shard, LoopMessage& msg) const noexcept { transport_(transport_context_, shard, msg); }
+  void redistribute_keys();
 
  private:
   std::vector<std::unique_ptr<KvShard>> shards_;

@@ -33,13 +33,22 @@ void RemoteBatch::arrive(LoopMessage* self) noexcept {
   batch->resume_ = &resumed;
   if (!here.gate().wait(*batch)) return;  // a job over several shards holds it: run at its release
   batch->run_all(here);
-  batch->go_back();
+  batch->settle(here);
 }
 
 void RemoteBatch::resumed(GateWaiter* self) noexcept {
   auto* batch = static_cast<RemoteBatch*>(self);
-  batch->run_all(batch->from_->cluster().shard(batch->to_));
-  batch->go_back();
+  KvShard& here = batch->from_->cluster().shard(batch->to_);
+  batch->run_all(here);
+  batch->settle(here);
+}
+
+void RemoteBatch::settle(KvShard& shard) {
+  AofDurability* log = shard.durability();
+  if (log == nullptr || !log->must_wait()) return go_back();
+  durable_.context_ = this;
+  durable_.resume_ = [](DurableWaiter* w) noexcept { static_cast<RemoteBatch*>(w->context_)->go_back(); };
+  log->wait(durable_);
 }
 
 // Runs as the connection would have on its own shard: the checks (arity,

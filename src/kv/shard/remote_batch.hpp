@@ -7,6 +7,9 @@
 //   in one go, as soon as that shard's gate is open (ShardGate::wait), then
 //   travels back and hands itself to its dispatch (ShardDispatch::on_batch),
 //   which copies reply(i) into the connection's output in request order.
+// - With an append-only file, the batch leaves the owning shard only once its
+//   writes are safe there (the shard's AofDurability), so the connection's
+//   reply, sent when the batch is back, follows its log record as on one shard.
 // - If the connection went away meanwhile (orphan()), the batch still runs
 //   (its writes were sent, as a write that reached Redis is applied) and is
 //   freed on its way back. It owns itself from send() on.
@@ -26,6 +29,7 @@
 #include <vector>
 
 #include "io/loop_message.hpp"
+#include "kv/aof/durable_waiter.hpp"
 #include "kv/shard/shard_gate.hpp"
 
 namespace duet::kv {
@@ -62,6 +66,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   static void returned(LoopMessage* self) noexcept;
   void run_all(KvShard& shard);
   void go_back() noexcept;
+  void settle(KvShard& shard);
 
   ShardDispatch* origin_;
   KvShard* from_;
@@ -71,6 +76,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   std::string args_;
   std::vector<std::uint32_t> reply_ends_;  // end of each command's reply in out_
   std::string out_;
+  DurableWaiter durable_;
 };
 
 }  // namespace duet::kv

@@ -49,7 +49,8 @@ void ShardJob::take_next() {
 void ShardJob::taken(Part& p) {
   KvShard& here = origin_->cluster().shard(p.shard);
   run_part(here, p);
-  if (&p == parts_.back().get() && !two_phase()) {
+  if (logged_ != nullptr && here.durability() != nullptr) here.durability()->publish();  // this shard's records first
+  if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr) {
     p.released = true;
     here.gate().release();
   }
@@ -93,13 +94,35 @@ void ShardJob::at_origin(LoopMessage* msg) noexcept {
 // Origin thread, every gate held (but a released last part's).
 void ShardJob::finish_all() {
   const bool apply = two_phase() && decide();
+  std::string reply;
+  finish(reply);
+  if (logged_ != nullptr) log_command(reply);  // before any gate opens
   for (auto& p : parts_) {
     if (!p->released) end_part(*p, apply);
   }
-  std::string reply;
-  finish(reply);
   if (connection_ != nullptr) connection_->on_job(*this, std::move(reply));
   drop_ref();
+}
+
+void ShardJob::log_as(const Command& cmd, std::span<const std::string_view> argv) {
+  logged_ = &cmd;
+  logged_argv_.assign(argv.begin(), argv.end());
+}
+
+// On the origin, as if the command had run here: the observer (the AOF)
+// translates and stages it, and publish() sends it on behind the records each
+// part's shard published before, and ahead of any write after the release.
+void ShardJob::log_command(std::string_view reply) {
+  WriteObserver* observer = origin_->state().write_observer();
+  if (observer == nullptr) return;
+  std::vector<std::string_view> views(logged_argv_.begin(), logged_argv_.end());
+  ClientInfo client;
+  client.authenticated = true;
+  client.db = db_;
+  std::string unused;
+  CommandContext ctx{origin_->state(), client, views, Reply(unused), origin_->state().now_ms()};
+  observer->after_write(*logged_, ctx, reply);
+  if (origin_->durability() != nullptr) origin_->durability()->publish();
 }
 
 void ShardJob::end_part(Part& p, bool apply) {
@@ -128,7 +151,8 @@ void ShardJob::run_argv(KvShard& shard, std::span<const std::string> argv, std::
   client.authenticated = true;
   client.db = db_;
   CommandContext ctx{shard.state(), client, views, Reply(out), shard.state().now_ms()};
-  detail::run_command(*cmd, ctx);
+  cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
+  ++shard.state().stats().commands_processed;
 }
 
 }  // namespace duet::kv

@@ -16,6 +16,11 @@
 //   hands it to its connection (ShardDispatch::on_job) unless orphan() was
 //   called (the connection went away: the job still completes, so gates are
 //   always released).
+// - The append-only file: parts never log (run_argv runs without the write
+//   observer); a write job logs its command once, whole (log_as), on the
+//   origin while it still holds every gate, after each part's shard published
+//   its own records. So the one log has every key's writes in their order and
+//   replays the job atomically.
 // - A job owns itself from start() on and frees itself once its last message
 //   has run. Thread rules: start/orphan/decide/finish on the origin shard's
 //   thread, run_part/apply_part on the part's shard's thread.
@@ -38,6 +43,7 @@
 
 namespace duet::kv {
 
+struct Command;
 class KvShard;
 class ShardDispatch;
 
@@ -62,6 +68,8 @@ class ShardJob {
   Part& part(std::size_t shard);
   [[nodiscard]] std::size_t part_count() const noexcept { return parts_.size(); }
   void start(ShardDispatch* connection);
+  // A write command: what the log gets once the job is done.
+  void log_as(const Command& cmd, std::span<const std::string_view> argv);
   void orphan() noexcept { connection_ = nullptr; }
 
  protected:
@@ -76,6 +84,7 @@ class ShardJob {
   void run_argv(KvShard& shard, std::span<const std::string> argv, std::string& out) const;
   [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
   [[nodiscard]] int db() const noexcept { return db_; }
+  [[nodiscard]] KvShard& origin() const noexcept { return *origin_; }
 
  private:
   struct Back final : LoopMessage {
@@ -87,6 +96,7 @@ class ShardJob {
   void finish_all();
   void end_part(Part& p, bool apply);
   void drop_ref() noexcept;
+  void log_command(std::string_view reply);
   static void at_part(LoopMessage* msg) noexcept;
   static void on_resume(GateWaiter* w) noexcept;
   static void at_origin(LoopMessage* msg) noexcept;
@@ -97,6 +107,8 @@ class ShardJob {
   std::vector<std::unique_ptr<Part>> parts_;
   std::size_t next_ = 0;
   Back back_;
+  const Command* logged_ = nullptr;
+  std::vector<std::string> logged_argv_;
   // The origin's reference plus one per apply/release message in flight;
   // those run on other threads, hence atomic.
   std::atomic<int> refs_{1};

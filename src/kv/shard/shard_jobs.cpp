@@ -126,8 +126,10 @@ std::unique_ptr<ShardJob> every_shard(KvShard& origin, const Command& cmd, std::
 
 }  // namespace
 
-std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
-                                   const ClientInfo& client, std::size_t& single) {
+namespace {
+
+std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                               const ClientInfo& client, std::size_t& single) {
   single = origin.index();
   const int db = client.db;
   switch (cmd.route) {
@@ -156,6 +158,15 @@ std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::spa
       return by_subcommand(origin, cmd, argv, db);
   }
   return nullptr;
+}
+
+}  // namespace
+
+std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                   const ClientInfo& client, std::size_t& single) {
+  std::unique_ptr<ShardJob> job = plan(origin, cmd, argv, client, single);
+  if (job != nullptr && (cmd.flags & cmd_write) != 0) job->log_as(cmd, argv);
+  return job;
 }
 
 }  // namespace duet::kv

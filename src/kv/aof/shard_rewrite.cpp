@@ -1,0 +1,101 @@
+#include "kv/aof/shard_rewrite.hpp"
+
+#include "kv/aof/aof_propagation.hpp"
+#include "kv/shard/shard_job.hpp"
+
+namespace duet::kv {
+namespace {
+
+// Every shard's keyspace as records, taken while the job holds every gate.
+class RewriteJob final : public ShardJob {
+ public:
+  RewriteJob(KvShard& origin, ShardedAof& aof) : ShardJob(origin, 0), aof_(aof) {
+    for (std::size_t s = 0; s < origin.count(); ++s) part(s);
+  }
+
+ private:
+  struct Begin final : LoopMessage {
+    ShardedAof* aof = nullptr;
+    std::string snapshot;
+  };
+
+  void run_part(KvShard& shard, Part& part) override {
+    if (shard.durability() != nullptr) shard.durability()->publish();  // its records before the snapshot
+    AofBuffer records;
+    AofBuffer one;
+    const std::int64_t now = shard.state().now_ms();
+    for (int db = 0; db < Store::db_count; ++db) {
+      shard.state().store().db(db).scan(0, SIZE_MAX, 0, [&](const Entry& e) {
+        if (e.expire_at != Entry::no_expiry && e.expire_at < now) return;  // gone already
+        one.clear();
+        state_record(e, one);
+        records.append_records(db, one.bytes());
+      });
+    }
+    part.reply = records.take();
+  }
+
+  // On the origin, before any gate opens: shard 0 begins the rewrite behind
+  // every record published so far and ahead of every later one.
+  void finish(std::string& /*reply*/) override {
+    std::size_t size = 0;
+    for (const auto& p : parts()) size += p->reply.size();
+    auto* begin = new Begin;
+    begin->aof = &aof_;
+    begin->snapshot.reserve(size);
+    for (const auto& p : parts()) begin->snapshot.append(p->reply);
+    begin->run_ = [](LoopMessage* msg) noexcept {
+      auto* b = static_cast<Begin*>(msg);
+      b->aof->begin_rewrite(std::move(b->snapshot));
+      delete b;
+    };
+    origin().send(0, *begin);
+  }
+
+  ShardedAof& aof_;
+};
+
+}  // namespace
+
+ShardedAof::ShardedAof(KvCluster& cluster, AofService& service) : cluster_(cluster), service_(service) {}
+
+void ShardedAof::start() {
+  cluster_.redistribute_keys();
+  feeds_.resize(cluster_.size());
+  KvShard& sink = cluster_.shard(0);
+  sink.set_durability(&service_);
+  service_.set_rewrite_launcher([this, &sink](std::string& message) { return launch_rewrite(sink, message); });
+  for (std::size_t i = 1; i < cluster_.size(); ++i) {
+    KvShard& shard = cluster_.shard(i);
+    feeds_[i] = std::make_unique<AofFeed>(shard, 0, service_,
+                                          [this, &shard](std::string& message) { return launch_rewrite(shard, message); });
+    feeds_[i]->install();
+  }
+}
+
+bool ShardedAof::launch_rewrite(KvShard& from, std::string& message) {
+  if (rewriting_.exchange(true, std::memory_order_acq_rel)) {
+    message = "ERR Background append only file rewriting already in progress";
+    return false;
+  }
+  launching_.fetch_add(1, std::memory_order_acq_rel);
+  (new RewriteJob(from, *this))->start(nullptr);
+  message = "Background append only file rewriting started";
+  return true;
+}
+
+void ShardedAof::begin_rewrite(std::string snapshot) {
+  std::string message;
+  if (!service_.start_rewrite_from(std::move(snapshot), message)) service_.log_warning(message);
+  launching_.fetch_sub(1, std::memory_order_acq_rel);
+}
+
+// The flag drops once the rewrite that set it has begun on shard 0 and ended.
+void ShardedAof::tick() {
+  if (rewriting_.load(std::memory_order_acquire) && launching_.load(std::memory_order_acquire) == 0 &&
+      !service_.rewriter().running()) {
+    rewriting_.store(false, std::memory_order_release);
+  }
+}
+
+}  // namespace duet::kv
