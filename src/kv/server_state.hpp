@@ -113,8 +113,11 @@ class ServerState {
   }
 
   [[nodiscard]] bool over_maxmemory() const noexcept {
-    return config_.maxmemory != 0 && store_.used_memory() > config_.maxmemory;
+    return config_.maxmemory != 0 && store_.used_memory() > config_.maxmemory / memory_shares_;
   }
+  // With the keyspace split over N shards (kv/shard/) each shard's state may
+  // hold maxmemory / N, as Dragonfly splits it: no shard reads another's count.
+  void set_memory_shares(std::size_t shares) noexcept { memory_shares_ = shares == 0 ? 1 : shares; }
 
   using ClientCloser = void (*)(int fd);
   void set_client_closer(ClientCloser closer) noexcept { client_closer_ = closer; }
@@ -139,6 +142,7 @@ class ServerState {
   WriteObserver* write_observer_ = nullptr;
   SocketNamer socket_namer_ = nullptr;
   ClientCloser client_closer_ = nullptr;
+  std::size_t memory_shares_ = 1;
   std::int64_t idle_check_s_ = 0;  // the second of the last idle-client pass
   std::int64_t start_ms_;
   bool shutdown_ = false;

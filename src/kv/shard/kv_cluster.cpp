@@ -14,7 +14,10 @@ KvShard::KvShard(KvCluster& cluster, std::size_t index, ServerConfig config)
 KvCluster::KvCluster(std::size_t shards, const ServerConfig& config) {
   shards_.reserve(shards);
   for (std::size_t i = 0; i < shards; ++i) shards_.push_back(std::make_unique<KvShard>(*this, i, config));
-  for (std::size_t i = 0; i < shards; ++i) shards_[i]->state().clients().number_ids(i + 1, shards);
+  for (std::size_t i = 0; i < shards; ++i) {
+    shards_[i]->state().clients().number_ids(i + 1, shards);
+    shards_[i]->state().set_memory_shares(shards);
+  }
 }
 
 // Shard k copies its keys out of shard 0's store on its own thread (so its
