@@ -147,7 +147,8 @@ std::size_t Session::run_commands(std::string_view input) {
 std::size_t Session::prefetch_keys(std::string_view input) const noexcept {
   std::array<std::string_view, Keyspace::max_prefetch> keys;
   std::size_t covered = 0;
-  const std::size_t n = detail::peek_keys(input, keys, covered);
+  std::size_t n = detail::peek_keys(input, keys, covered);
+  if (dispatch_ != nullptr) n = dispatch_->keep_local(std::span(keys).first(n));  // others' keys are not here
   if (n >= 2) server_.store().db(client_.db).prefetch(std::span(keys).first(n));
   return covered;
 }
@@ -159,7 +160,7 @@ void Session::note_buffers() noexcept {
 
 void Session::execute(std::span<const std::string_view> argv, std::int64_t now) {
   if (argv.empty()) return;  // "*0", "*-1", blank inline line
-  const Command* cmd = find_command(argv[0]);
+  const Command* cmd = dispatch_ == nullptr ? find_command(argv[0]) : dispatch_->command();
   if (cmd == nullptr) {
     reject_unknown(argv);
     return;

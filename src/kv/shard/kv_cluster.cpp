@@ -5,11 +5,36 @@
 #include <vector>
 
 #include "kv/shard/key_shard.hpp"
+#include "kv/shard/remote_batch.hpp"
 
 namespace duet::kv {
 
 KvShard::KvShard(KvCluster& cluster, std::size_t index, ServerConfig config)
     : cluster_(&cluster), index_(index), state_(std::move(config)) {}
+
+KvShard::~KvShard() {
+  for (RemoteBatch* batch : batch_pool_) delete batch;
+}
+
+RemoteBatch* KvShard::take_batch() noexcept {
+  if (batch_pool_.empty()) return nullptr;
+  RemoteBatch* batch = batch_pool_.back();
+  batch_pool_.pop_back();
+  return batch;
+}
+
+// A few per connection in flight at most; past 256 spare ones, give memory back.
+void KvShard::keep_batch(RemoteBatch* batch) noexcept {
+  if (batch_pool_.size() >= 256) {
+    delete batch;
+    return;
+  }
+  try {
+    batch_pool_.push_back(batch);
+  } catch (...) {
+    delete batch;
+  }
+}
 
 KvCluster::KvCluster(std::size_t shards, const ServerConfig& config) {
   shards_.reserve(shards);

@@ -38,13 +38,14 @@
 namespace duet::kv {
 
 class KvCluster;
+class RemoteBatch;
 
 class KvShard {
  public:
   KvShard(KvCluster& cluster, std::size_t index, ServerConfig config);
   KvShard(const KvShard&) = delete;
   KvShard& operator=(const KvShard&) = delete;
-  ~KvShard() = default;
+  ~KvShard();
 
   [[nodiscard]] ServerState& state() noexcept { return state_; }
   [[nodiscard]] std::size_t index() const noexcept { return index_; }
@@ -58,6 +59,9 @@ class KvShard {
   // shard's records before it logs its own (kv/aof/aof_durability.hpp).
   [[nodiscard]] AofDurability* durability() const noexcept { return durability_; }
   void set_durability(AofDurability* durability) noexcept { durability_ = durability; }
+  // The pool of this shard's connections' batches (kv/shard/remote_batch.hpp).
+  [[nodiscard]] RemoteBatch* take_batch() noexcept;
+  void keep_batch(RemoteBatch* batch) noexcept;
 
  private:
   KvCluster* cluster_;
@@ -65,6 +69,7 @@ class KvShard {
   ServerState state_;
   ShardGate gate_;
   AofDurability* durability_ = nullptr;
+  std::vector<RemoteBatch*> batch_pool_;
 };
 
 class KvCluster {

@@ -11,8 +11,26 @@
 
 namespace duet::kv {
 
-RemoteBatch::RemoteBatch(ShardDispatch& origin, KvShard& from, std::size_t to) noexcept
-    : origin_(&origin), from_(&from), to_(to) {}
+RemoteBatch* RemoteBatch::make(ShardDispatch& origin, KvShard& from, std::size_t to) {
+  RemoteBatch* batch = from.take_batch();
+  if (batch == nullptr) batch = new RemoteBatch;
+  batch->origin_ = &origin;
+  batch->from_ = &from;
+  batch->to_ = to;
+  batch->holes_ = 0;
+  return batch;
+}
+
+void RemoteBatch::recycle(KvShard& from, RemoteBatch* batch) noexcept {
+  batch->commands_.clear();
+  batch->arg_ends_.clear();
+  batch->args_.clear();
+  batch->reply_ends_.clear();
+  batch->out_.clear();
+  if (batch->out_.capacity() > 64 * 1024) std::string().swap(batch->out_);  // one big reply does not stay
+  if (batch->args_.capacity() > 64 * 1024) std::string().swap(batch->args_);
+  from.keep_batch(batch);
+}
 
 void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv, int db) {
   commands_.push_back({&cmd, static_cast<std::uint32_t>(arg_ends_.size()), static_cast<std::uint32_t>(argv.size()), db});
@@ -58,7 +76,7 @@ void RemoteBatch::run_all(KvShard& shard) {
   ClientInfo client;  // stands in for the connection: its database, authenticated
   client.authenticated = true;
   const std::int64_t now = state.now_ms();
-  std::vector<std::string_view> argv;
+  std::vector<std::string_view>& argv = argv_;
   reply_ends_.reserve(commands_.size());
   for (const Queued& q : commands_) {
     argv.clear();
@@ -81,8 +99,8 @@ void RemoteBatch::go_back() noexcept {
 
 void RemoteBatch::returned(LoopMessage* self) noexcept {
   auto* batch = static_cast<RemoteBatch*>(self);
-  if (batch->origin_ != nullptr) batch->origin_->on_batch(*batch);
-  delete batch;
+  if (batch->origin_ == nullptr) return recycle(*batch->from_, batch);
+  batch->origin_->on_batch(*batch);  // its holes read it, then give it back
 }
 
 std::string_view RemoteBatch::replies(std::size_t first, std::size_t count) const noexcept {

@@ -11,12 +11,12 @@
 //   writes are safe there (the shard's AofDurability), so the connection's
 //   reply, sent when the batch is back, follows its log record as on one shard.
 // - If the connection went away meanwhile (orphan()), the batch still runs
-//   (its writes were sent, as a write that reached Redis is applied) and is
-//   freed on its way back. It owns itself from send() on.
+//   (its writes were sent, as a write that reached Redis is applied) and goes
+//   back to the pool on its way back. It owns itself from send() until then.
 // - Thread rules: add/send/orphan on the origin shard's thread; the commands
 //   run on the owner's thread; the message is only ever on one thread at a time.
 //
-//   auto* b = new RemoteBatch(dispatch, origin_shard, 1);
+//   RemoteBatch* b = RemoteBatch::make(dispatch, origin_shard, 1);
 //   b->add(*find_command("get"), argv, 0);
 //   b->send();   // later: dispatch.on_batch(*b) on this thread
 #pragma once
@@ -40,10 +40,20 @@ class ShardDispatch;
 
 class RemoteBatch final : public LoopMessage, public GateWaiter {
  public:
-  RemoteBatch(ShardDispatch& origin, KvShard& from, std::size_t to) noexcept;
+  RemoteBatch() = default;
   RemoteBatch(const RemoteBatch&) = delete;
   RemoteBatch& operator=(const RemoteBatch&) = delete;
   ~RemoteBatch() = default;
+
+  // From the origin shard's pool (buffers keep their capacity: no allocation
+  // per batch once a connection has warmed up), and back to it once sent back
+  // and read (or orphaned). The origin shard's thread.
+  [[nodiscard]] static RemoteBatch* make(ShardDispatch& origin, KvShard& from, std::size_t to);
+  static void recycle(KvShard& from, RemoteBatch* batch) noexcept;
+  // The connection's reply holes that read this batch: the last one read
+  // gives it back (drop_hole() true).
+  void add_hole() noexcept { ++holes_; }
+  [[nodiscard]] bool drop_hole() noexcept { return --holes_ == 0; }
 
   void add(const Command& cmd, std::span<const std::string_view> argv, int db);
   [[nodiscard]] std::size_t size() const noexcept { return commands_.size(); }
@@ -68,9 +78,11 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   void go_back() noexcept;
   void settle(KvShard& shard);
 
-  ShardDispatch* origin_;
-  KvShard* from_;
-  std::size_t to_;
+  ShardDispatch* origin_ = nullptr;
+  KvShard* from_ = nullptr;
+  std::size_t to_ = 0;
+  std::size_t holes_ = 0;
+  std::vector<std::string_view> argv_;  // run_all's, kept for its capacity
   std::vector<Queued> commands_;
   std::vector<std::uint32_t> arg_ends_;  // end of each argument in args_
   std::string args_;

@@ -30,15 +30,21 @@ ShardDispatch::ShardDispatch(KvShard& shard, ClientInfo& client)
 
 ShardDispatch::~ShardDispatch() {
   shard_.gate().cancel(gate_waiter_);
-  for (RemoteBatch* b : open_) delete b;  // never sent
+  for (RemoteBatch* b : open_) {  // never sent
+    if (b != nullptr) RemoteBatch::recycle(shard_, b);
+  }
   for (RemoteBatch* b : in_flight_) b->orphan();
+  for (const Hole& h : holes_) {  // back, not collected: this connection was their last user
+    if (h.ready && h.batch != nullptr && h.batch->drop_hole()) RemoteBatch::recycle(shard_, h.batch);
+  }
   if (job_ != nullptr) job_->orphan();
 }
 
 bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
   if (job_ != nullptr) return stall();  // nothing passes a job of this connection
+  command_ = nullptr;
   if (argv.empty()) return false;       // "*0", "*-1", a blank line: no command, no reply
-  const Command* cmd = find_command(argv[0]);
+  const Command* cmd = command_ = find_command(argv[0]);
   if (cmd != nullptr && one_key(*cmd, argv.size())) {
     target_ = key_shard(argv[1], shard_.count());
     if (target_ != shard_.index()) {
@@ -53,6 +59,14 @@ bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
   plan_ = Plan::job;
   if (outstanding()) return stall();
   return shard_.gate().open() ? false : wait_gate();
+}
+
+std::size_t ShardDispatch::keep_local(std::span<std::string_view> keys) const noexcept {
+  std::size_t n = 0;
+  for (std::string_view key : keys) {
+    if (key_shard(key, shard_.count()) == shard_.index()) keys[n++] = key;
+  }
+  return n;
 }
 
 bool ShardDispatch::wait_gate() {
@@ -79,9 +93,9 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
   std::size_t single = shard_.index();
   std::unique_ptr<ShardJob> job = plan_job(shard_, cmd, argv, client_, single);
   if (job != nullptr) {
-    Segment& due = segments_.emplace_back();
+    Hole& due = holes_.emplace_back();
+    due.at = held_.size();
     due.job = job.get();
-    due.ready = false;
     ++pending_;
     job_ = job.release();
     job_->start(this);
@@ -94,30 +108,27 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
 
 void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target) {
   RemoteBatch*& batch = open_[target];
-  if (batch == nullptr) batch = new RemoteBatch(*this, shard_, target);
+  if (batch == nullptr) batch = RemoteBatch::make(*this, shard_, target);
   const auto index = static_cast<std::uint32_t>(batch->size());
   batch->add(cmd, argv, client_.db);
-  if (!segments_.empty() && segments_.back().batch == batch) {
-    ++segments_.back().count;  // a run of commands for one shard: one segment
+  if (!holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size()) {
+    ++holes_.back().count;  // a run of commands for one shard: one hole
     return;
   }
-  Segment& due = segments_.emplace_back();
+  Hole& due = holes_.emplace_back();
+  due.at = held_.size();
   due.batch = batch;
   due.first = index;
   due.count = 1;
-  due.ready = false;
+  batch->add_hole();
   ++pending_;
 }
 
-std::string& ShardDispatch::sink(std::string& out) {
-  if (segments_.empty()) return out;
-  if (!segments_.back().ready) segments_.emplace_back();
-  return segments_.back().bytes;
-}
+std::string& ShardDispatch::sink(std::string& out) { return holes_.empty() ? out : held_; }
 
 void ShardDispatch::begin_run(std::string& out) {
   stalled_ = false;
-  collect(out);
+  if (!holes_.empty() || held_from_ != held_.size()) collect(out);
 }
 
 void ShardDispatch::end_run() noexcept {
@@ -128,24 +139,36 @@ void ShardDispatch::end_run() noexcept {
   }
 }
 
+// Everything before the first reply still due, in order, onto `out`.
 void ShardDispatch::collect(std::string& out) {
-  while (!segments_.empty() && segments_.front().ready) {
-    std::string& bytes = segments_.front().bytes;
-    if (out.empty()) {
-      out.swap(bytes);
+  while (!holes_.empty() && holes_.front().ready) {
+    Hole& h = holes_.front();
+    out.append(held_, held_from_, h.at - held_from_);
+    held_from_ = h.at;
+    if (h.batch != nullptr) {
+      out.append(h.batch->replies(h.first, h.count));
+      if (h.batch->drop_hole()) RemoteBatch::recycle(shard_, h.batch);
     } else {
-      out.append(bytes);
+      out.append(h.reply);
     }
-    segments_.pop_front();
+    holes_.pop_front();
   }
+  if (!holes_.empty()) {  // what was made here before the first reply still due
+    out.append(held_, held_from_, holes_.front().at - held_from_);
+    held_from_ = holes_.front().at;
+    return;
+  }
+  if (held_from_ != held_.size()) {
+    out.append(held_, held_from_, std::string::npos);
+  }
+  held_.clear();
+  held_from_ = 0;
 }
 
 void ShardDispatch::on_batch(RemoteBatch& batch) {
-  for (Segment& s : segments_) {
-    if (s.batch != &batch) continue;
-    s.bytes.assign(batch.replies(s.first, s.count));
-    s.batch = nullptr;
-    s.ready = true;
+  for (Hole& h : holes_) {
+    if (h.batch != &batch || h.ready) continue;
+    h.ready = true;
     --pending_;
   }
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &batch));
@@ -153,11 +176,11 @@ void ShardDispatch::on_batch(RemoteBatch& batch) {
 }
 
 void ShardDispatch::on_job(ShardJob& job, std::string reply) {
-  for (Segment& s : segments_) {
-    if (s.job != &job) continue;
-    s.bytes = std::move(reply);
-    s.job = nullptr;
-    s.ready = true;
+  for (Hole& h : holes_) {
+    if (h.job != &job) continue;
+    h.reply = std::move(reply);
+    h.job = nullptr;
+    h.ready = true;
     --pending_;
   }
   job_ = nullptr;

@@ -30,7 +30,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <span>
 #include <string>
 #include <string_view>
@@ -64,12 +63,16 @@ class ShardDispatch {
   void end_run() noexcept;
 
   [[nodiscard]] bool waiting() const noexcept {
-    return gate_waiting_ || (!segments_.empty() && !segments_.front().ready);
+    return gate_waiting_ || (!holes_.empty() && !holes_.front().ready);
   }
   [[nodiscard]] bool outstanding() const noexcept {
     return pending_ != 0;
   }
-  [[nodiscard]] bool busy() const noexcept { return !segments_.empty() || gate_waiting_ || stalled_; }
+  [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || gate_waiting_ || stalled_; }
+  // Moves the keys of this shard to the front; returns how many (prefetch).
+  [[nodiscard]] std::size_t keep_local(std::span<std::string_view> keys) const noexcept;
+  // The command must_stall found for the argv it passed (null: unknown).
+  [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {
     waker_ = waker;
     waker_context_ = context;
@@ -87,15 +90,42 @@ class ShardDispatch {
   [[nodiscard]] bool wait_gate();
   void collect(std::string& out);
 
-  // Replies in request order: made here (ready), or still to come from a
-  // batch (commands [first, first + count) of it) or a job.
-  struct Segment {
-    std::string bytes;
+  // Replies in request order. Replies made here while others are due go to
+  // held_; a hole marks where a reply from elsewhere goes (at byte `at` of
+  // held_): a batch's commands [first, first + count), read from the batch
+  // itself when collected (no copy in between), or a job's reply.
+  struct Hole {
+    std::size_t at = 0;
     RemoteBatch* batch = nullptr;
     ShardJob* job = nullptr;
     std::uint32_t first = 0;
     std::uint32_t count = 0;
-    bool ready = true;
+    bool ready = false;
+    std::string reply;  // a job's
+  };
+  // A FIFO of holes over one vector that keeps its capacity: a connection
+  // that pipelines allocates nothing here once warm (a deque would allocate
+  // and free a node every few holes).
+  class Holes {
+   public:
+    [[nodiscard]] bool empty() const noexcept { return head_ == items_.size(); }
+    [[nodiscard]] Hole& front() noexcept { return items_[head_]; }
+    [[nodiscard]] const Hole& front() const noexcept { return items_[head_]; }
+    [[nodiscard]] Hole& back() noexcept { return items_.back(); }
+    Hole& emplace_back() { return items_.emplace_back(); }
+    void pop_front() noexcept {
+      items_[head_].reply = std::string();
+      if (++head_ == items_.size()) {
+        items_.clear();
+        head_ = 0;
+      }
+    }
+    [[nodiscard]] auto begin() noexcept { return items_.begin() + static_cast<std::ptrdiff_t>(head_); }
+    [[nodiscard]] auto end() noexcept { return items_.end(); }
+
+   private:
+    std::vector<Hole> items_;
+    std::size_t head_ = 0;
   };
   enum class Plan : unsigned char { here, remote, job };
 
@@ -107,16 +137,19 @@ class ShardDispatch {
 
   KvShard& shard_;
   ClientInfo& client_;
-  std::deque<Segment> segments_;
+  Holes holes_;
+  std::string held_;
+  std::size_t held_from_ = 0;           // held_ before this was collected already
   std::vector<RemoteBatch*> open_;      // per shard: the batch being filled in this run
   std::vector<RemoteBatch*> in_flight_;
   ShardJob* job_ = nullptr;             // this connection's job in flight
   Plan plan_ = Plan::here;              // must_stall's verdict on the command it passed
+  const Command* command_ = nullptr;    // and the command it found
   std::size_t target_ = 0;
   struct GateSlot : GateWaiter {
     ShardDispatch* owner = nullptr;
   } gate_waiter_;
-  std::size_t pending_ = 0;             // segments not ready yet
+  std::size_t pending_ = 0;             // holes not filled yet
   bool gate_waiting_ = false;
   bool stalled_ = false;
   Waker waker_ = nullptr;
