@@ -45,7 +45,8 @@ namespace duet {
 
 namespace {
 
-thread_local Shard* current_shard = nullptr;
+// initial-exec: see event_loop.cpp's thread_loop.
+[[gnu::tls_model("initial-exec")]] constinit thread_local Shard* current_shard = nullptr;
 
 void pin_to(int cpu) {
   cpu_set_t cpus;
