@@ -135,18 +135,20 @@ void ShardSet::attached(Shard& shard) {
 // Every shard is enlisted before the first stop goes out: a shard that hears
 // first may be quiet at once, and must not find unenrolled_ at zero while
 // the next shard is not yet counted (it would finish the set under the
-// others' feet). A shard whose loop is not up yet is enlisted by attached().
+// others' feet). A shard that has not attached yet (its stop message has no
+// shard_) is enlisted by attached(), under the same lock: each exactly once,
+// even when its loop is published and the stop comes before it attaches.
 void ShardSet::request_stop() noexcept {
   std::lock_guard lock(mutex_);
   if (stopping_.exchange(true)) return;
   for (auto& shard : shards_) {
-    if (shard->loop_ != nullptr) {
+    if (shard->stop_msg_.shard_ != nullptr) {
       activity_.fetch_add(1, std::memory_order_seq_cst);
       unenrolled_.fetch_add(1, std::memory_order_seq_cst);
     }
   }
   for (auto& shard : shards_) {
-    if (shard->loop_ != nullptr) send_stop(*shard);
+    if (shard->stop_msg_.shard_ != nullptr) send_stop(*shard);
   }
 }
 
