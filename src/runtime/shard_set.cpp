@@ -256,6 +256,10 @@ ShardHost::ShardHost(Shard& shard, EventLoop& loop, ShardHostOptions options)
   shard.counts_live_ = false;
   shard.counted_busy_ = false;
   loop.count_messages(&shard.set_->activity_);
+  // What the loop ran or sent before it joined is no part of the set's count
+  // (a runner may have used it first): the plain counts start from zero.
+  (void)loop.take_messages_run();
+  (void)loop.take_messages_sent();
   loop.on_turn(&ShardHost::after_turn, this);
   current_shard = &shard;
   {

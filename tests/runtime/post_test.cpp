@@ -282,6 +282,29 @@ TEST_CASE("stop waits for a busy shard whose earlier messages another shard, alr
   CHECK(fired.load());
 }
 
+// The set counts from the moment the host joins: a message the runner's loop
+// ran before that is no part of it (else the count could never come back to
+// zero, and stop would wait for ever).
+TEST_CASE("a runner may use its loop before it hosts the shard, and the set still stops", "[shard]") {
+  struct EarlyRunner final : duet::ShardRunner {
+    void run(duet::Shard& shard) override {
+      duet::EventLoop loop(shard.set().options().backend);
+      std::atomic<int> runs{0};
+      Counted early;
+      early.runs = &runs;
+      loop.send(early);
+      while (runs.load() == 0) loop.run_once();
+      duet::ShardHost host(shard, loop);
+      while (!host.finished()) loop.run_once(duet::EventLoop::forever);
+    }
+  } runner;
+  duet::ShardSet set({.shards = 2, .backend = any_backend()}, runner);
+  std::atomic<int> ran{0};
+  set.shard(1).post([&] { ran.fetch_add(1); });
+  set.stop();
+  CHECK(ran == 1);
+}
+
 TEST_CASE("stop requests every shard's stop token on the shard's own thread", "[shard]") {
   duet::ShardSet set({.shards = 2, .backend = any_backend()});
   std::atomic<int> seen{0};
