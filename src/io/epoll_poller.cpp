@@ -25,9 +25,12 @@
 // the earliest one bounds the epoll_pwait2 timeout (nanosecond precision). An
 // expired per-op timeout unparks the op and completes it with -ETIMEDOUT.
 //
-// Wake-ups: an eventfd registered level-triggered; wake() writes 1 to it, which is
-// async-signal-safe; the turn drains it. A message from another thread writes
-// it only when the loop announced it may sleep (Poller::may_sleep).
+// Wake-ups: an eventfd registered edge-triggered; wake() writes 1 to it, which is
+// async-signal-safe. Every write to an eventfd wakes its waiters, and epoll then
+// queues a new edge for it, so the turn never reads the counter back: one syscall
+// per wake-up instead of two (the counter would need 2^64 writes to fill). A
+// message from another thread writes it only when the loop announced it may
+// sleep (Poller::may_sleep).
 //
 // OpKind::recv_pooled's buffers and its starved queue: epoll_recv_pool.cpp.
 // How an op leaves early (timeout, cancel, abandon, close_fd): epoll_cancel.cpp.
@@ -81,7 +84,7 @@ EpollPoller::EpollPoller(const LoopOptions& options)
   if (!epoll_fd_) throw_errno("epoll_create1");
   if (!wake_fd_) throw_errno("eventfd");
   epoll_event ev{};
-  ev.events = EPOLLIN;
+  ev.events = EPOLLIN | EPOLLET;
   ev.data.fd = wake_fd_.get();
   if (::epoll_ctl(epoll_fd_.get(), EPOLL_CTL_ADD, wake_fd_.get(), &ev) != 0) throw_errno("epoll_ctl");
 }
@@ -271,11 +274,7 @@ void EpollPoller::retry_pollers(OpQueue& pollers) noexcept {
 }
 
 void EpollPoller::dispatch(const epoll_event& event) noexcept {
-  if (event.data.fd == wake_fd_.get()) {
-    std::uint64_t count = 0;
-    [[maybe_unused]] const ssize_t n = ::read(wake_fd_.get(), &count, sizeof count);
-    return;
-  }
+  if (event.data.fd == wake_fd_.get()) return;  // edge-triggered: nothing to drain
   const auto fd = static_cast<std::size_t>(event.data.fd);
   if (fd >= fds_.size()) return;
   const std::uint32_t error = EPOLLERR | EPOLLHUP;

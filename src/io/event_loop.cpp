@@ -25,7 +25,9 @@ namespace duet {
 
 namespace {
 // Its address identifies the thread; its value is that thread's current().
-thread_local EventLoop* thread_loop = nullptr;
+// initial-exec: a %fs-relative load instead of a __tls_get_addr call on every
+// send and owner check (as scheduler.cpp's: libduet is loaded at start-up).
+[[gnu::tls_model("initial-exec")]] constinit thread_local EventLoop* thread_loop = nullptr;
 }  // namespace
 
 EventLoop::EventLoop(Backend backend, LoopOptions options)
@@ -99,14 +101,14 @@ void EventLoop::fulfil(IoOp& op, int res) noexcept {
 // and the destructor waits for zero. A deferred wake-up keeps its count until
 // the flush.
 void EventLoop::send(LoopMessage& msg) noexcept {
+  EventLoop* here = thread_loop;
   senders_.fetch_add(1, std::memory_order_relaxed);  // ordered before the push's release
-  if (message_counter_ != nullptr) message_counter_->fetch_add(1, std::memory_order_relaxed);
+  if (message_group_ != nullptr) count_send(here);
   if (!poller_->push_message(msg)) {
     senders_.fetch_sub(1, std::memory_order_release);
     return;
   }
   message_wakes_.fetch_add(1, std::memory_order_relaxed);
-  EventLoop* here = thread_loop;
   if (here != nullptr && here != this && here->turning_) {
     try {
       here->wake_later_.push_back(this);
@@ -116,6 +118,19 @@ void EventLoop::send(LoopMessage& msg) noexcept {
   }
   wake_from_here(here);
   senders_.fetch_sub(1, std::memory_order_release);
+}
+
+// Before the push: a message is counted sent before anyone can run it. A
+// sender in the group counts in its own loop's plain counter (its owner is
+// this thread), which the group reads only through take_messages_sent on
+// that thread; the relaxed add is ordered before the receiver's subtraction
+// by the push (release) and the pop (acquire) between them.
+void EventLoop::count_send(EventLoop* here) noexcept {
+  if (here != nullptr && here->message_group_ == message_group_ && !here->count_live_) {
+    ++here->messages_sent_;
+  } else {
+    message_group_->fetch_add(1, std::memory_order_relaxed);
+  }
 }
 
 void EventLoop::wake_from_here(EventLoop* here) noexcept {

@@ -164,17 +164,27 @@ class EventLoop {
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;
   // For a group of loops that must tell when all of them are quiet (a
-  // ShardSet stopping): every send() to this loop adds 1 to *counter before it
-  // queues the message; take_messages_run() says how many messages the turns
-  // ran since the last call (the owner subtracts them when it sees fit), and
-  // on_turn(fn, ctx) runs fn(ctx) at the start and at the end of every turn. Owner thread, set
-  // before other threads send.
-  void count_messages(std::atomic<std::int64_t>* counter) noexcept { message_counter_ = counter; }
+  // ShardSet stopping), counted with no shared write per message between
+  // them. count_messages(group) puts this loop in the group whose shared
+  // counter is *group. A send() to a loop of a group is counted once, before
+  // the message is queued: by the sending thread's own loop (current()) in a
+  // plain counter of its own, when that loop is in the same group and has
+  // not gone live (take_messages_sent() hands the count over); else (any
+  // other thread, or a sender whose loop went live with count_live()) by
+  // adding 1 to *group. take_messages_run() says how many messages the turns
+  // ran since the last call; on_turn(fn, ctx) runs fn(ctx) at the start and
+  // at the end of every turn. All owner thread, set before others send.
+  void count_messages(std::atomic<std::int64_t>* group) noexcept {
+    message_group_ = group;
+    count_live_ = false;
+  }
+  void count_live() noexcept { count_live_ = true; }
   void on_turn(void (*fn)(void*), void* ctx) noexcept {
     turn_hook_ = fn;
     turn_ctx_ = ctx;
   }
   [[nodiscard]] std::uint64_t take_messages_run() noexcept { return std::exchange(messages_run_, 0); }
+  [[nodiscard]] std::uint64_t take_messages_sent() noexcept { return std::exchange(messages_sent_, 0); }
   // Wake-ups that send() had to make (for tests and benchmarks). Any thread.
   [[nodiscard]] std::uint64_t message_wakes() const noexcept {
     return message_wakes_.load(std::memory_order_relaxed);
@@ -189,20 +199,28 @@ class EventLoop {
   void check_owner(const char* call) const noexcept;
   std::size_t turn(Clock::time_point deadline);
   void wake_from_here(EventLoop* here) noexcept;
+  void count_send(EventLoop* here) noexcept;
   void flush_wakes() noexcept;
 
+  // Three groups of fields, each on its own cache line, so that a message
+  // between two threads moves no line that only one of them writes.
+  // Set up once; read by senders on every send:
   Backend backend_;
   std::atomic<bool> stop_{false};
-  std::atomic<std::uint64_t> message_wakes_{0};
-  std::atomic<std::uint32_t> senders_{0};  // send() calls not yet done with this loop
-  std::atomic<std::int64_t>* message_counter_ = nullptr;
-  std::uint64_t messages_run_ = 0;
-  void (*turn_hook_)(void*) = nullptr;
-  void* turn_ctx_ = nullptr;
-  bool turning_ = false;                // inside turn(): sends defer their wake-ups
-  std::vector<EventLoop*> wake_later_;  // loops to wake at the end of this turn
+  std::atomic<std::int64_t>* message_group_ = nullptr;
   const void* owner_;  // a thread-local's address on the owner thread
   std::unique_ptr<detail::Poller> poller_;
+  // Written by the owner every turn (and read on its own thread only):
+  alignas(64) std::uint64_t messages_run_ = 0;
+  std::uint64_t messages_sent_ = 0;  // by this thread, to loops of its group
+  bool count_live_ = false;
+  bool turning_ = false;  // inside turn(): sends defer their wake-ups
+  void (*turn_hook_)(void*) = nullptr;
+  void* turn_ctx_ = nullptr;
+  std::vector<EventLoop*> wake_later_;  // loops to wake at the end of this turn
+  // Written by other threads on every send:
+  alignas(64) std::atomic<std::uint32_t> senders_{0};  // send() calls not yet done with this loop
+  std::atomic<std::uint64_t> message_wakes_{0};
 };
 
 }  // namespace duet

@@ -275,7 +275,8 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
   // next_sqe's): re-arm it before this turn can wait, or wake() goes unheard.
   if (wake_op_.state_ == OpState::done) arm_wake();
   if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
-  const auto now = Clock::now();
+  // A wait without limit (the usual one) needs no clock read.
+  const auto now = deadline == Clock::time_point::max() ? Clock::time_point::min() : Clock::now();
   if (has_finished() || deadline <= now || !may_sleep()) {
     io_uring_submit_and_get_events(&ring_);
   } else if (deadline == Clock::time_point::max()) {

@@ -99,6 +99,9 @@ class Shard {
   std::size_t idle_in_flight_ = 0;  // ops the host keeps in flight while idle
   bool (*host_idle_)(void*) = nullptr;  // the host's own "nothing to do" (fibers)
   void* host_ctx_ = nullptr;
+  // The set's stop count (shard_set.cpp), all on the shard's thread:
+  bool heard_stop_ = false;    // its stop message has run
+  bool counts_live_ = false;   // its counts are in the set's counter, and go there live
   bool counted_busy_ = false;  // stopping: this shard holds one unit of the set's count
 };
 

@@ -1,12 +1,36 @@
 // ShardSet: starting the shard threads, and stopping them without losing a
-// message. The stop is a termination detection over one counter, activity_:
-// every send to a shard's loop adds 1 before the message is queued (EventLoop
-// count_messages), and the receiving shard subtracts the messages it ran at the
-// end of the turn that ran them; after its stop message a shard also holds 1
-// while it is not quiet, taken before it subtracts that turn's messages. So
-// the counter cannot touch zero while a message is unrun or a stopping shard
-// has work, and it cannot leave zero afterwards (nothing is left to send
-// anything): whoever sees zero declares the set finished and wakes every loop.
+// message. The stop is a termination detection: the set is finished once,
+// after the stop, every shard is quiet at the same time and no message to any
+// shard is unrun. It is counted so that a message between shards costs no
+// write to anything the shards share until the stop:
+//
+// - Before a shard hears its stop, it counts in plain owner-only counters:
+//   its loop's messages_sent_ (sends from its thread to loops of the set,
+//   EventLoop::count_send) and messages_run_ (messages its loop ran). Only a
+//   thread that is no shard of the set adds its sends to activity_ at once.
+// - request_stop enlists every shard (one unit of activity_ and one of
+//   unenrolled_ each, all before the first stop message goes out), then sends
+//   the stops. After the turn that ran its stop, a shard enrolls: it adds
+//   sent - run to activity_ (its whole history), keeps its unit only if it is
+//   not quiet, switches its loop to live counting (every later send adds 1 to
+//   activity_ before the push, every turn subtracts what it ran), and only
+//   then decrements unenrolled_.
+// - Once unenrolled_ is 0, every send of the set's life has been added and
+//   every run subtracted, exactly once: activity_ = unrun messages + messages
+//   run but not yet subtracted + one per stopping shard that was not quiet at
+//   its last turn's end. A shard takes its unit back, in the same RMW that
+//   subtracts the turn's messages, before the message that woke it can leave
+//   the count; so activity_ cannot touch zero while a message is unrun or a
+//   stopped shard has work, and cannot leave zero afterwards (quiet shards
+//   with empty inboxes send nothing).
+// - Before that, activity_ may pass through zero by accident (a shard's run
+//   subtracted before the sender's enrollment adds the send): zero counts only
+//   when seen after unenrolled_ == 0. Whoever makes activity_ zero then loads
+//   unenrolled_, and whoever makes unenrolled_ zero then loads activity_; all
+//   seq_cst, so at least one of them sees the other's write (the Dekker
+//   pattern) and calls finish. A finish check reads unenrolled_ == 0 first
+//   (acquire: every enrollment's add happened before) and then activity_ == 0,
+//   so it never sees a zero from before the last enrollment.
 #include "runtime/shard_set.hpp"
 
 #include <pthread.h>
@@ -21,7 +45,8 @@ namespace duet {
 
 namespace {
 
-thread_local Shard* current_shard = nullptr;
+// initial-exec: see event_loop.cpp's thread_loop.
+[[gnu::tls_model("initial-exec")]] constinit thread_local Shard* current_shard = nullptr;
 
 void pin_to(int cpu) {
   cpu_set_t cpus;
@@ -102,38 +127,44 @@ void ShardSet::attached(Shard& shard) {
   std::lock_guard lock(mutex_);
   shard.stop_msg_.shard_ = &shard;
   ++attached_;
-  if (stopping_.load(std::memory_order_relaxed)) send_stop(shard);
+  if (stopping_.load(std::memory_order_relaxed)) enlist_and_stop(shard);
   if (shard.id() == 0 && main_) shard.post(std::exchange(main_, nullptr));
   cv_.notify_all();
 }
 
-// The stop messages go out one by one: a shard that hears first may be quiet
-// at once, and must not see activity_ at zero while the next stop is unsent
-// (it would finish the set under the others' feet). So request_stop holds one
-// unit of activity_ until every message is out; whoever drops the count to
-// zero finishes, this thread included (each shard was stopped and is quiet).
+// Every shard is enlisted before the first stop goes out: a shard that hears
+// first may be quiet at once, and must not find unenrolled_ at zero while
+// the next shard is not yet counted (it would finish the set under the
+// others' feet). A shard that has not attached yet (its stop message has no
+// shard_) is enlisted by attached(), under the same lock: each exactly once,
+// even when its loop is published and the stop comes before it attaches.
 void ShardSet::request_stop() noexcept {
-  bool all_sent = true;
-  {
-    std::lock_guard lock(mutex_);
-    if (stopping_.exchange(true)) return;
-    activity_.fetch_add(1, std::memory_order_acq_rel);
-    for (auto& shard : shards_) {
-      if (shard->loop_ != nullptr) {
-        send_stop(*shard);
-      } else {
-        all_sent = false;  // attached() sends it: that shard will account
-      }
+  std::lock_guard lock(mutex_);
+  if (stopping_.exchange(true)) return;
+  for (auto& shard : shards_) {
+    if (shard->stop_msg_.shard_ != nullptr) {
+      activity_.fetch_add(1, std::memory_order_seq_cst);
+      unenrolled_.fetch_add(1, std::memory_order_seq_cst);
     }
   }
-  if (activity_.fetch_sub(1, std::memory_order_acq_rel) == 1 && all_sent) finish();
+  for (auto& shard : shards_) {
+    if (shard->stop_msg_.shard_ != nullptr) send_stop(*shard);
+  }
+}
+
+void ShardSet::enlist_and_stop(Shard& shard) noexcept {
+  activity_.fetch_add(1, std::memory_order_seq_cst);
+  unenrolled_.fetch_add(1, std::memory_order_seq_cst);
+  send_stop(shard);
 }
 
 // The shard's stop_source is stopped on its own thread, so stop callbacks
 // that cancel ops there obey the loop's thread rule.
 void ShardSet::send_stop(Shard& shard) noexcept {
   shard.stop_msg_.run_ = [](LoopMessage* msg) noexcept {
-    static_cast<Shard::StopMessage*>(msg)->shard_->stop_.request_stop();
+    Shard* self = static_cast<Shard::StopMessage*>(msg)->shard_;
+    self->heard_stop_ = true;
+    self->stop_.request_stop();
   };
   shard.send(shard.stop_msg_);
 }
@@ -164,26 +195,46 @@ void ShardSet::record_error(std::exception_ptr error) noexcept {
   if (!error_) error_ = std::move(error);
 }
 
-// After every turn of a shard, on its thread (see the top of this file).
+// After every turn of a shard that has heard its stop, on its thread (see
+// the top of this file). Before that, nothing: the counts stay in its loop.
 void ShardSet::account(Shard& shard) noexcept {
-  const auto ran = static_cast<std::int64_t>(shard.loop_->take_messages_run());
-  if (!shard.stop_.stop_requested()) {
-    if (ran != 0) activity_.fetch_sub(ran, std::memory_order_acq_rel);
-    return;
-  }
   const bool quiet = shard.loop_->in_flight() <= shard.idle_in_flight_ &&
                      (shard.host_idle_ == nullptr || shard.host_idle_(shard.host_ctx_));
-  if (!quiet && !shard.counted_busy_) {
-    activity_.fetch_add(1, std::memory_order_acq_rel);
-    shard.counted_busy_ = true;
+  if (!shard.counts_live_) {
+    enroll(shard, quiet);
+    return;
   }
-  std::int64_t left = activity_.load(std::memory_order_acquire);
-  if (ran != 0) left = activity_.fetch_sub(ran, std::memory_order_acq_rel) - ran;
-  if (quiet && shard.counted_busy_) {
-    left = activity_.fetch_sub(1, std::memory_order_acq_rel) - 1;
-    shard.counted_busy_ = false;
+  auto change = -static_cast<std::int64_t>(shard.loop_->take_messages_run());
+  if (quiet == shard.counted_busy_) {  // takes its unit (busy) or gives it back (quiet)
+    change += quiet ? -1 : 1;
+    shard.counted_busy_ = !quiet;
   }
-  if (left == 0 && quiet) finish();
+  if (change == 0) return;  // whoever made the count zero has checked it
+  if (activity_.fetch_add(change, std::memory_order_seq_cst) + change == 0) try_finish();
+}
+
+// The shard's first turn after its stop: its history joins the count in one
+// RMW (with its enlisted unit, kept if it is busy), its later sends count
+// live (this thread is the only one that sends on its plain counter), and
+// then it leaves unenrolled_ (the order the finish check relies on).
+void ShardSet::enroll(Shard& shard, bool quiet) noexcept {
+  EventLoop& loop = *shard.loop_;
+  const auto sent = static_cast<std::int64_t>(loop.take_messages_sent());
+  const auto ran = static_cast<std::int64_t>(loop.take_messages_run());
+  loop.count_live();
+  shard.counts_live_ = true;
+  shard.counted_busy_ = !quiet;
+  const std::int64_t change = sent - ran - (quiet ? 1 : 0);
+  if (change != 0) activity_.fetch_add(change, std::memory_order_seq_cst);
+  unenrolled_.fetch_sub(1, std::memory_order_seq_cst);
+  try_finish();
+}
+
+// Finished when every enlisted shard has enrolled and then the count is
+// zero (in that order: see the top of this file). Any thread of the set.
+void ShardSet::try_finish() noexcept {
+  if (unenrolled_.load(std::memory_order_seq_cst) != 0) return;
+  if (activity_.load(std::memory_order_seq_cst) == 0) finish();
 }
 
 void ShardSet::finish() noexcept {
@@ -201,8 +252,14 @@ ShardHost::ShardHost(Shard& shard, EventLoop& loop, ShardHostOptions options)
   shard.idle_in_flight_ = options.idle_in_flight;
   shard.host_idle_ = options.host_idle;
   shard.host_ctx_ = options.ctx;
+  shard.heard_stop_ = false;
+  shard.counts_live_ = false;
   shard.counted_busy_ = false;
   loop.count_messages(&shard.set_->activity_);
+  // What the loop ran or sent before it joined is no part of the set's count
+  // (a runner may have used it first): the plain counts start from zero.
+  (void)loop.take_messages_run();
+  (void)loop.take_messages_sent();
   loop.on_turn(&ShardHost::after_turn, this);
   current_shard = &shard;
   {
@@ -228,11 +285,15 @@ ShardHost::~ShardHost() {
 
 bool ShardHost::finished() const noexcept { return shard_.set_->finished_.load(std::memory_order_acquire); }
 
+// Twice a turn on every shard: until the stop, a plain flag and a plain
+// state test (the finish op stays remote), no call and no atomic but the
+// fiber host's finished() load.
 void ShardHost::after_turn(void* self) noexcept {
   auto* host = static_cast<ShardHost*>(self);
-  host->shard_.set_->account(host->shard_);
+  Shard& shard = host->shard_;
+  if (shard.heard_stop_) shard.set_->account(shard);
   IoOp* op = host->finish_op_;
-  if (op != nullptr && host->finished() && op->state_ == detail::OpState::remote) host->loop_.fulfil(*op, 0);
+  if (op != nullptr && op->state_ == detail::OpState::remote && host->finished()) host->loop_.fulfil(*op, 0);
 }
 
 }  // namespace duet

@@ -84,18 +84,24 @@ class ShardSet {
   void thread_main(Shard& shard);
   void attached(Shard& shard);
   void record_error(std::exception_ptr error) noexcept;
+  void enlist_and_stop(Shard& shard) noexcept;
   void send_stop(Shard& shard) noexcept;
   void account(Shard& shard) noexcept;
+  void enroll(Shard& shard, bool quiet) noexcept;
+  void try_finish() noexcept;
   void finish() noexcept;
 
   ShardSetOptions options_;
   ShardRunner& runner_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::thread> threads_;
-  // Unrun messages to any shard, plus one per shard that is stopping and not
-  // quiet: zero after request_stop means every shard is quiet at once.
-  std::atomic<std::int64_t> activity_{0};
-  std::atomic<bool> stopping_{false};
+  // The stop's termination count (shard_set.cpp): unrun messages to any
+  // shard, plus one per stopping shard not yet enrolled or not quiet, once
+  // every stopped shard has enrolled (unenrolled_ == 0). Until the stop only
+  // threads that are not shards write it (a send from one of them).
+  alignas(64) std::atomic<std::int64_t> activity_{0};
+  std::atomic<std::int64_t> unenrolled_{0};
+  alignas(64) std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};
   std::mutex mutex_;  // guards the fields below
   std::condition_variable cv_;

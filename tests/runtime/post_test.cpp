@@ -244,6 +244,67 @@ TEST_CASE("stop waits for every shard even when the first one is quiet before th
   }
 }
 
+// The per-shard count's own accident: shard 0 sent shard 1 messages before
+// the stop (counted in shard 0's loop, not yet in the set's count), shard 1
+// ran them and hears its stop first while shard 0 is still busy in a turn.
+// With 4 of them, this thread's 2 posts and 2 stops and the 2 shards' units,
+// shard 1's enrollment brings the set's count to exactly zero before shard 0
+// has enrolled: only unenrolled_ keeps the set from finishing there, with
+// shard 0's stop unrun and the timer it starts at the stop never waited for.
+TEST_CASE("stop waits for a busy shard whose earlier messages another shard, already quiet, has run", "[shard]") {
+  struct Timer final : duet::IoOp {
+    std::atomic<bool>* fired = nullptr;
+  };
+  std::atomic<bool> fired{false};
+  Timer timer;
+  timer.fired = &fired;
+  timer.kind_ = duet::OpKind::sleep;
+  timer.complete_ = [](duet::IoOp* o, int) noexcept { static_cast<Timer*>(o)->fired->store(true); };
+  std::atomic<int> arrived{0};
+  std::atomic<bool> busy{false};
+  duet::ShardSet set({.shards = 2, .backend = any_backend()});
+  std::optional<std::stop_callback<std::function<void()>>> on_stop;
+  set.shard(0).post([&] {
+    for (int i = 0; i < 4; ++i) set.shard(1).post([&] { arrived.fetch_add(1); });
+    duet::EventLoop& loop = duet::this_shard()->loop();
+    on_stop.emplace(duet::this_shard()->stop_token(), std::function<void()>([&loop, &timer] {
+      timer.deadline_ = std::chrono::steady_clock::now() + 20ms;  // work that starts at the stop
+      loop.submit(timer);
+    }));
+  });
+  while (arrived.load() != 4) std::this_thread::yield();
+  set.shard(0).post([&] {
+    busy = true;
+    std::this_thread::sleep_for(100ms);  // shard 1 hears its stop meanwhile
+  });
+  while (!busy.load()) std::this_thread::yield();
+  set.stop();
+  CHECK(fired.load());
+}
+
+// The set counts from the moment the host joins: a message the runner's loop
+// ran before that is no part of it (else the count could never come back to
+// zero, and stop would wait for ever).
+TEST_CASE("a runner may use its loop before it hosts the shard, and the set still stops", "[shard]") {
+  struct EarlyRunner final : duet::ShardRunner {
+    void run(duet::Shard& shard) override {
+      duet::EventLoop loop(shard.set().options().backend);
+      std::atomic<int> runs{0};
+      Counted early;
+      early.runs = &runs;
+      loop.send(early);
+      while (runs.load() == 0) loop.run_once();
+      duet::ShardHost host(shard, loop);
+      while (!host.finished()) loop.run_once(duet::EventLoop::forever);
+    }
+  } runner;
+  duet::ShardSet set({.shards = 2, .backend = any_backend()}, runner);
+  std::atomic<int> ran{0};
+  set.shard(1).post([&] { ran.fetch_add(1); });
+  set.stop();
+  CHECK(ran == 1);
+}
+
 TEST_CASE("stop requests every shard's stop token on the shard's own thread", "[shard]") {
   duet::ShardSet set({.shards = 2, .backend = any_backend()});
   std::atomic<int> seen{0};
