@@ -117,7 +117,9 @@ std::size_t Session::run_commands(std::string_view input) {
     // More than one command waiting (a pipeline): start the next keys' cache
     // misses together. Not before the first command, so a lone request (P1)
     // never pays for the look-ahead.
-    if (used != 0 && used >= prefetched_to) prefetched_to = used + prefetch_keys(input.substr(used));
+    // Not with many shards: half the keys live elsewhere, and a run that stops
+    // at a command for several shards would look at the same keys again.
+    if (used != 0 && used >= prefetched_to && dispatch_ == nullptr) prefetched_to = used + prefetch_keys(input.substr(used));
     if (out_.size() >= config.client_output_limit) {
       blocked_ = true;
       break;
@@ -147,8 +149,7 @@ std::size_t Session::run_commands(std::string_view input) {
 std::size_t Session::prefetch_keys(std::string_view input) const noexcept {
   std::array<std::string_view, Keyspace::max_prefetch> keys;
   std::size_t covered = 0;
-  std::size_t n = detail::peek_keys(input, keys, covered);
-  if (dispatch_ != nullptr) n = dispatch_->keep_local(std::span(keys).first(n));  // others' keys are not here
+  const std::size_t n = detail::peek_keys(input, keys, covered);
   if (n >= 2) server_.store().db(client_.db).prefetch(std::span(keys).first(n));
   return covered;
 }

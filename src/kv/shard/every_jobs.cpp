@@ -25,7 +25,7 @@ Items items_of(std::string_view reply) {
 
 EveryJob::EveryJob(KvShard& origin, int db, Merge merge, std::size_t shards, std::span<const std::string_view> argv)
     : ShardJob(origin, db), merge_(merge), origin_shard_(origin.index()) {
-  for (std::size_t s = 0; s < shards; ++s) part(s).argv.assign(argv.begin(), argv.end());
+  for (std::size_t s = 0; s < shards; ++s) part(s).argv.assign(argv);
 }
 
 void EveryJob::finish(std::string& reply) {
@@ -172,8 +172,9 @@ ScanJob::ScanJob(KvShard& origin, int db, std::size_t shards, std::uint64_t curs
                  std::span<const std::string_view> argv)
     : ShardJob(origin, db), shards_(shards), shard_(static_cast<std::size_t>(cursor % shards)) {
   Part& p = part(shard_);
-  p.argv.assign(argv.begin(), argv.end());
-  p.argv[1] = std::to_string(cursor / shards);
+  p.argv.push(argv[0]);
+  p.argv.push(std::to_string(cursor / shards));
+  for (std::size_t i = 2; i < argv.size(); ++i) p.argv.push(argv[i]);
 }
 
 void ScanJob::finish(std::string& reply) {

@@ -36,22 +36,20 @@ void SplitJob::finish(std::string& reply) {
     }
     case Merge::ok:
       return out.ok();
-    case Merge::mget: {
-      std::vector<std::vector<std::optional<std::string_view>>> values;
-      for (const auto& p : parts()) {
-        std::size_t at = 0;
-        values.push_back(detail::read_bulk_array(p->reply, at).value_or(std::vector<std::optional<std::string_view>>{}));
-      }
+    case Merge::mget: {  // each part's values in its own key order: read them off in the keys' order
+      std::vector<std::size_t> at(parts().size(), 0);
+      for (std::size_t i = 0; i < parts().size(); ++i) (void)detail::read_header(parts()[i]->reply, at[i], '*');
       out.array(slots.size());
       for (const Slot& s : slots) {
         std::size_t i = 0;
         while (parts()[i]->shard != s.shard) ++i;
-        const auto& v = values[i];
-        if (s.position < v.size() && v[s.position]) {
-          out.bulk(*v[s.position]);
-        } else {
-          out.null();
+        const std::string& r = parts()[i]->reply;
+        const std::size_t start = at[i];
+        if (!detail::read_bulk(r, at[i])) {
+          reply.assign("-ERR internal error merging MGET\r\n");
+          return;
         }
+        reply.append(r, start, at[i] - start);
       }
       return;
     }
@@ -112,15 +110,10 @@ bool RenameJob::decide() {
 void RenameJob::apply_part(KvShard& shard, Part& part) {
   std::string ignored;
   if (part.shard == to_shard_) {
-    std::vector<std::string> set{"set", to_, value_};
-    run_argv(shard, set, ignored);
-    if (expire_at_ != Entry::no_expiry) {
-      std::vector<std::string> expire{"pexpireat", to_, std::to_string(expire_at_)};
-      run_argv(shard, expire, ignored);
-    }
+    run_argv(shard, Args{"set", to_, value_}, ignored);
+    if (expire_at_ != Entry::no_expiry) run_argv(shard, Args{"pexpireat", to_, std::to_string(expire_at_)}, ignored);
   } else {
-    std::vector<std::string> del{"del", from_};
-    run_argv(shard, del, ignored);
+    run_argv(shard, Args{"del", from_}, ignored);
   }
 }
 

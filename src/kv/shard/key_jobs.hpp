@@ -38,7 +38,7 @@ class SplitJob final : public ShardJob {
 class MsetnxJob final : public ShardJob {
  public:
   using ShardJob::ShardJob;
-  std::vector<std::vector<std::string>> sets;  // by shard number: that shard's "mset k v ..."
+  std::vector<Args> sets;  // by shard number: that shard's "mset k v ..."
 
  private:
   void run_part(KvShard& shard, Part& part) override { run_argv(shard, part.argv, part.reply); }

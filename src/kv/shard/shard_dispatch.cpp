@@ -61,14 +61,6 @@ bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
   return shard_.gate().open() ? false : wait_gate();
 }
 
-std::size_t ShardDispatch::keep_local(std::span<std::string_view> keys) const noexcept {
-  std::size_t n = 0;
-  for (std::string_view key : keys) {
-    if (key_shard(key, shard_.count()) == shard_.index()) keys[n++] = key;
-  }
-  return n;
-}
-
 bool ShardDispatch::wait_gate() {
   if (!gate_waiting_ && !shard_.gate().wait(gate_waiter_)) gate_waiting_ = true;
   return stall();

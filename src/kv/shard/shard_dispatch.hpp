@@ -69,8 +69,6 @@ class ShardDispatch {
     return pending_ != 0;
   }
   [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || gate_waiting_ || stalled_; }
-  // Moves the keys of this shard to the front; returns how many (prefetch).
-  [[nodiscard]] std::size_t keep_local(std::span<std::string_view> keys) const noexcept;
   // The command must_stall found for the argv it passed (null: unknown).
   [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {

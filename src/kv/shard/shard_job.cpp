@@ -144,8 +144,10 @@ void ShardJob::drop_ref() noexcept {
   if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
 }
 
-void ShardJob::run_argv(KvShard& shard, std::span<const std::string> argv, std::string& out) const {
-  std::vector<std::string_view> views(argv.begin(), argv.end());
+void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out) const {
+  thread_local std::vector<std::string_view> views;  // kept for its capacity; one job part at a time per thread
+  views.clear();
+  for (std::size_t i = 0; i < argv.size(); ++i) views.push_back(argv[i]);
   const Command* cmd = find_command(views[0]);
   ClientInfo client;
   client.authenticated = true;

@@ -32,6 +32,8 @@
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <span>
 #include <string>
@@ -47,13 +49,41 @@ struct Command;
 class KvShard;
 class ShardDispatch;
 
+// A command's arguments in one string: no allocation per argument (a
+// 16-byte key is past std::string's inline capacity).
+class Args {
+ public:
+  Args() = default;
+  Args(std::initializer_list<std::string_view> argv) { assign(argv); }
+  void push(std::string_view arg) {
+    bytes_.append(arg);
+    ends_.push_back(static_cast<std::uint32_t>(bytes_.size()));
+  }
+  void assign(std::span<const std::string_view> argv) {
+    bytes_.clear();
+    ends_.clear();
+    for (std::string_view arg : argv) push(arg);
+  }
+  void assign(std::initializer_list<std::string_view> argv) { assign(std::span(argv.begin(), argv.size())); }
+  [[nodiscard]] std::size_t size() const noexcept { return ends_.size(); }
+  [[nodiscard]] bool empty() const noexcept { return ends_.empty(); }
+  [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept {
+    const std::uint32_t begin = i == 0 ? 0 : ends_[i - 1];
+    return {bytes_.data() + begin, ends_[i] - begin};
+  }
+
+ private:
+  std::string bytes_;
+  std::vector<std::uint32_t> ends_;
+};
+
 class ShardJob {
  public:
   struct Part final : LoopMessage, GateWaiter {
     enum class Op : unsigned char { take, apply, release };
     ShardJob* job = nullptr;
     std::size_t shard = 0;
-    std::vector<std::string> argv;  // the part's own command, when it runs one
+    Args argv;  // the part's own command, when it runs one
     std::string reply;              // what run_part wrote
     Op op = Op::take;
     bool released = false;
@@ -81,7 +111,7 @@ class ShardJob {
 
   // Runs argv as a command on `shard` (as the connection, in its database),
   // appending the reply to `out`.
-  void run_argv(KvShard& shard, std::span<const std::string> argv, std::string& out) const;
+  void run_argv(KvShard& shard, const Args& argv, std::string& out) const;
   [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
   [[nodiscard]] int db() const noexcept { return db_; }
   [[nodiscard]] KvShard& origin() const noexcept { return *origin_; }

@@ -63,16 +63,16 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   std::size_t k = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
     ShardJob::Part& p = job->part(owner[k]);
-    if (p.argv.empty()) p.argv.emplace_back(msetnx ? "exists" : std::string(argv[0]));
+    if (p.argv.empty()) p.argv.push(msetnx ? std::string_view("exists") : argv[0]);
     if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.push_back({owner[k], p.argv.size() - 1});
     for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) {
       if (msetnx) {
-        auto& set = setnx->sets[owner[k]];
-        if (set.empty()) set.emplace_back("mset");
-        set.emplace_back(argv[a]);
-        if (a == i) p.argv.emplace_back(argv[a]);  // EXISTS takes the key only
+        Args& set = setnx->sets[owner[k]];
+        if (set.empty()) set.push("mset");
+        set.push(argv[a]);
+        if (a == i) p.argv.push(argv[a]);  // EXISTS takes the key only
       } else {
-        p.argv.emplace_back(argv[a]);
+        p.argv.push(argv[a]);
       }
     }
   }
