@@ -5,6 +5,7 @@
 #include "kv/command_table.hpp"
 #include "kv/server_state.hpp"
 #include "kv/session.hpp"
+#include "kv/shard/kv_cluster.hpp"
 #include "kv_test_util.hpp"
 
 using duet::kv::ServerConfig;
@@ -32,6 +33,15 @@ TEST_CASE("unknown commands and wrong arity keep the connection open", "[kv][ses
   CHECK(talk(f.session, "foo\r\n") == "-ERR unknown command 'foo', with args beginning with: \r\n");
   CHECK(talk(f.session, "get\r\n") == "-ERR wrong number of arguments for 'get' command\r\n");
   CHECK_FALSE(f.session.closing());
+}
+
+TEST_CASE("empty commands get no reply, also on a shard of a sharded keyspace", "[kv][session]") {
+  Fixture f;
+  CHECK(talk(f.session, "*0\r\n*-1\r\n\r\nPING\r\n") == "+PONG\r\n");
+  duet::kv::KvCluster cluster(2, ServerConfig{});  // no transport: PING and empty commands never need one
+  Session sharded(cluster.shard(0).state(), -1, &cluster.shard(0));
+  CHECK(talk(sharded, "*0\r\n*-1\r\n\r\nPING\r\n") == "+PONG\r\n");
+  CHECK_FALSE(sharded.closing());
 }
 
 TEST_CASE("a protocol error is the last reply, after those of earlier commands", "[kv][session]") {

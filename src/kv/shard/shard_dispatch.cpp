@@ -37,6 +37,7 @@ ShardDispatch::~ShardDispatch() {
 
 bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
   if (job_ != nullptr) return stall();  // nothing passes a job of this connection
+  if (argv.empty()) return false;       // "*0", "*-1", a blank line: no command, no reply
   const Command* cmd = find_command(argv[0]);
   if (cmd != nullptr && one_key(*cmd, argv.size())) {
     target_ = key_shard(argv[1], shard_.count());
