@@ -113,13 +113,18 @@ void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std
   if (reader.joinable()) reader.join();
 }
 
+// The calling thread's part of the keyspace (--threads N > 1).
+kv::KvShard& this_kv_shard(ServerRuntime& rt) { return rt.cluster().shard(this_shard()->id()); }
+
 // One loop for both ports: Stream is fiber::TcpStream or fiber::TlsStream
 // (whose recv decrypts into a buffer of the connection's own).
-// shard: the connection's KvShard with --threads N > 1, else null.
-template <typename Stream>
-void serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvShard* shard = nullptr) {
+// sharded (--threads N > 1): the session is on this thread's shard and may
+// wait for others; a template parameter, as in the stackless driver.
+template <typename Stream, bool sharded = false>
+void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
-  kv::Session session(shard != nullptr ? shard->state() : rt.state(), conn.native_handle(), shard);
+  kv::Session session(sharded ? this_kv_shard(rt).state() : rt.state(), conn.native_handle(),
+                      sharded ? &this_kv_shard(rt) : nullptr);
   // TLS only (a plain connection allocates nothing here). Left uninitialised:
   // a read touches only the pages its plaintext fills.
   std::unique_ptr<char[]> plain;
@@ -134,7 +139,9 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvShard* sh
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit (drained), or replies due from other shards
-      if (session.waiting_on_shards() && !wait_shards(session, stop)) break;
+      if constexpr (sharded) {
+        if (session.waiting_on_shards() && !wait_shards(session, stop)) break;
+      }
       session.process();
       continue;
     }
@@ -158,18 +165,19 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvShard* sh
 }
 
 // tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
-// shard: as serve's (shard 0's with --threads N > 1).
+// sharded: as serve's (shard 0 with --threads N > 1).
+template <bool sharded = false>
 void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListener& listener, std::stop_token stop,
-                 bool tls, kv::KvShard* shard = nullptr) {
+                 bool tls) {
   while (!stop.stop_requested()) {
     auto conn = listener.accept(stop);
     if (!conn) {
       fiber::sleep_for(rt.on_accept_error(conn.error(), listener.native_handle()), stop);
     } else if (tls && rt.admit(conn->native_handle())) {
       fiber::TlsStream stream(std::move(*conn), *rt.tls_context());
-      scheduler.spawn(serve<fiber::TlsStream>, std::ref(rt), std::move(stream), stop, shard).detach();
+      scheduler.spawn(serve<fiber::TlsStream, sharded>, std::ref(rt), std::move(stream), stop).detach();
     } else if (!tls && rt.admit(conn->native_handle())) {
-      scheduler.spawn(serve<fiber::TcpStream>, std::ref(rt), std::move(*conn), stop, shard).detach();
+      scheduler.spawn(serve<fiber::TcpStream, sharded>, std::ref(rt), std::move(*conn), stop).detach();
     }
   }
 }
@@ -179,11 +187,11 @@ void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListe
 // Shard 0 only: the TLS port's or the Unix socket's accept loop, on a fiber
 // joined before the shard's part ends (empty when the port is not configured).
 fiber::Fiber<void> accept_on_shard0(ServerRuntime& rt, UniqueFd fd, std::optional<fiber::TcpListener>& listener,
-                                    const std::stop_token& stop, bool tls, kv::KvShard* shard) {
+                                    const std::stop_token& stop, bool tls) {
   if (!fd) return {};
   listener.emplace(fiber::TcpListener::adopt(std::move(fd)));
-  return fiber::spawn([&rt, &listener, stop, tls, shard] {
-    accept_loop(rt, *fiber::Scheduler::current(), *listener, stop, tls, shard);
+  return fiber::spawn([&rt, &listener, stop, tls] {
+    accept_loop<true>(rt, *fiber::Scheduler::current(), *listener, stop, tls);
   });
 }
 
@@ -192,18 +200,17 @@ fiber::Fiber<void> accept_on_shard0(ServerRuntime& rt, UniqueFd fd, std::optiona
 // socket. A signal or a SHUTDOWN seen by its cron stops every shard.
 void run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
   const std::stop_token stop = this_shard()->stop_token();
-  kv::KvShard* kv_shard = rt.session_shard(i);
   fiber::Fiber<void> ticker = fiber::spawn([&rt, &shards, &stop, i] {
     while (!rt.tick(i) && !stop.stop_requested()) fiber::sleep_for(rt.tick_interval(i), stop);
     shards.stop();
   });
   std::optional<fiber::TcpListener> tls_listener;
   std::optional<fiber::UnixListener> unix_listener;
-  auto tls_accept = accept_on_shard0(rt, i == 0 ? shards.take_tls_listener() : UniqueFd(), tls_listener, stop, true, kv_shard);
-  auto unix_accept = accept_on_shard0(rt, i == 0 ? shards.take_unix_listener() : UniqueFd(), unix_listener, stop, false, kv_shard);
+  auto tls_accept = accept_on_shard0(rt, i == 0 ? shards.take_tls_listener() : UniqueFd(), tls_listener, stop, true);
+  auto unix_accept = accept_on_shard0(rt, i == 0 ? shards.take_unix_listener() : UniqueFd(), unix_listener, stop, false);
   if (ConnectionSpreader* spreader = shards.spreader()) {
-    fiber::serve_shard(*spreader, [&rt, kv_shard, i](fiber::TcpStream conn, std::stop_token stop) {
-      if (rt.admit(conn.native_handle(), i)) serve(rt, std::move(conn), std::move(stop), kv_shard);
+    fiber::serve_shard(*spreader, [&rt, i](fiber::TcpStream conn, std::stop_token stop) {
+      if (rt.admit(conn.native_handle(), i)) serve<fiber::TcpStream, true>(rt, std::move(conn), std::move(stop));
     }, [&rt, i](std::error_code e, int fd) { return rt.on_accept_error(e, fd, i); });
   }
   for (fiber::Fiber<void>* f : {&ticker, &tls_accept, &unix_accept}) {

@@ -119,13 +119,19 @@ Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& sessio
   co_await reader.join();
 }
 
+// The calling thread's part of the keyspace (--threads N > 1).
+kv::KvShard& this_kv_shard(ServerRuntime& rt) { return rt.cluster().shard(this_shard()->id()); }
+
 // One loop for both ports: Stream is TcpStream or TlsStream (whose recv
 // decrypts into a buffer of the connection's own: TLS has no pooled recv).
-// shard: the connection's KvShard with --threads N > 1, else null.
-template <typename Stream>
-Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvShard* shard = nullptr) {
+// sharded (--threads N > 1): the session is on this thread's shard and may
+// wait for others. A template parameter, so that with one thread the frame
+// an idle connection keeps holds neither the shard nor that wait.
+template <typename Stream, bool sharded = false>
+Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, TlsStream>;
-  kv::Session session(shard != nullptr ? shard->state() : rt.state(), conn.native_handle(), shard);
+  kv::Session session(sharded ? this_kv_shard(rt).state() : rt.state(), conn.native_handle(),
+                      sharded ? &this_kv_shard(rt) : nullptr);
   // TLS only (a plain connection allocates nothing here). Left uninitialised:
   // a read touches only the pages its plaintext fills.
   std::unique_ptr<char[]> plain;
@@ -140,7 +146,9 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvSha
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {  // over the output limit (drained), or replies due from other shards
-      if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
+      if constexpr (sharded) {
+        if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
+      }
       session.process();
       continue;
     }
@@ -164,18 +172,18 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop, kv::KvSha
 }
 
 // tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
-// shard: as serve's (shard 0's with --threads N > 1).
-Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope, bool tls,
-                       kv::KvShard* shard = nullptr) {
+// sharded: as serve's (shard 0 with --threads N > 1).
+template <bool sharded = false>
+Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope, bool tls) {
   while (!scope.stop_token().stop_requested()) {
     auto conn = co_await listener.accept(scope.stop_token());
     if (!conn) {
       co_await sleep_for(loop, rt.on_accept_error(conn.error(), listener.native_handle()), scope.stop_token());
     } else if (rt.admit(conn->native_handle())) {
       if (tls) {
-        scope.spawn(serve(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token(), shard));
+        scope.spawn(serve<TlsStream, sharded>(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token()));
       } else {
-        scope.spawn(serve(rt, std::move(*conn), scope.stop_token(), shard));
+        scope.spawn(serve<TcpStream, sharded>(rt, std::move(*conn), scope.stop_token()));
       }
     }
   }
@@ -212,7 +220,6 @@ Task<void> refused() { co_return; }  // the stream, left in the handler, closes
 Task<void> run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
   Shard& shard = *this_shard();
   EventLoop& loop = shard.loop();
-  kv::KvShard* kv_shard = rt.session_shard(i);
   std::optional<TcpListener> tls_listener;
   std::optional<UnixListener> unix_listener;
   TaskScope scope;
@@ -220,16 +227,16 @@ Task<void> run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i)
   scope.spawn(shard_ticker(rt, shards, i, shard.stop_token()));
   if (UniqueFd fd = i == 0 ? shards.take_tls_listener() : UniqueFd()) {
     tls_listener.emplace(TcpListener::adopt(loop, std::move(fd)));
-    scope.spawn(accept_loop(rt, loop, *tls_listener, scope, true, kv_shard));
+    scope.spawn(accept_loop<true>(rt, loop, *tls_listener, scope, true));
   }
   if (UniqueFd fd = i == 0 ? shards.take_unix_listener() : UniqueFd()) {
     unix_listener.emplace(UnixListener::adopt(loop, std::move(fd)));
-    scope.spawn(accept_loop(rt, loop, *unix_listener, scope, false, kv_shard));
+    scope.spawn(accept_loop<true>(rt, loop, *unix_listener, scope, false));
   }
   if (ConnectionSpreader* spreader = shards.spreader()) {
-    auto handler = [&rt, kv_shard, i](TcpStream conn, std::stop_token stop) {
+    auto handler = [&rt, i](TcpStream conn, std::stop_token stop) {
       if (!rt.admit(conn.native_handle(), i)) return refused();
-      return serve(rt, std::move(conn), std::move(stop), kv_shard);
+      return serve<TcpStream, true>(rt, std::move(conn), std::move(stop));
     };
     auto on_error = [&rt, i](std::error_code e, int fd) { return rt.on_accept_error(e, fd, i); };
     scope.spawn(serve_shard(*spreader, handler, on_error));

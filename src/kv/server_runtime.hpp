@@ -18,8 +18,8 @@
 //   (Redis's way to serve TLS only); a TLS client gets tls_handshake_timeout,
 //   and a failed handshake is logged (verbose) by on_tls_error.
 // - Shards (--threads N): the keyspace is a KvCluster of N shards (cluster());
-//   with N == 1, state() is its only shard's state and sessions take no shard
-//   (session_shard(0) is null), so the server runs exactly as before. With
+//   with N == 1, state() is its only shard's state and sessions take no
+//   shard (no routing, no cost), so the server runs exactly as before. With
 //   N > 1 the drivers run shard i's sessions and cron on shard i's thread
 //   (kv/shard_runtime.hpp) and pass i to the calls below that take a shard;
 //   those calls are then safe from every shard's thread at once: what is per
@@ -84,10 +84,6 @@ class ServerRuntime {
   [[nodiscard]] KvCluster& cluster() noexcept { return cluster_; }
   [[nodiscard]] std::size_t threads() const noexcept { return options_.threads; }
   [[nodiscard]] AcceptMode accept_mode() const noexcept { return options_.accept; }
-  // What a session on shard i takes: null with one shard (no routing, no cost).
-  [[nodiscard]] KvShard* session_shard(std::size_t i) noexcept {
-    return cluster_.size() > 1 ? &cluster_.shard(i) : nullptr;
-  }
   [[nodiscard]] const ServerLog& log() const noexcept { return log_; }
 
   void open_backend(const std::function<void(Backend)>& open);
