@@ -1,5 +1,6 @@
 // duet-kv-stackful: the KV server driven by the stackful voice (fibers with
-// plain blocking calls). Same core, same ServerRuntime as duet-kv-stackless.
+// plain blocking calls). Same core, same ServerRuntime (and, --threads N > 1,
+// ShardRuntime) as duet-kv-stackless.
 #include <memory>
 #include <optional>
 #include <span>
@@ -11,7 +12,10 @@
 #include "kv/push_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
+#include "kv/shard_runtime.hpp"
+#include "kv/shard_signal.hpp"
 #include "stackful/event.hpp"
+#include "stackful/on_shard.hpp"
 #include "stackful/scheduler.hpp"
 #include "stackful/sleep.hpp"
 #include "stackful/tcp_listener.hpp"
@@ -31,6 +35,15 @@ bool flush(ServerRuntime& rt, Stream& conn, kv::Session& session, const std::sto
   if (!conn.send_all(out, stop)) return false;
   session.consume_output(out.size());
   return true;
+}
+
+// Waits until another shard reports to a session that cannot move without it
+// (--threads N > 1); false when the server stops. A call of its own, as in
+// the stackless driver: the event lives only while a connection waits.
+bool wait_shards(kv::Session& session, const std::stop_token& stop) {
+  fiber::Event reported;
+  kv::ShardSignal signal(session, reported);
+  return reported.wait(stop).ok();
 }
 
 // What one recv brought: a pooled buffer (TCP), or plaintext decrypted into
@@ -71,6 +84,7 @@ void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {
+      if (session.waiting_on_shards() && !wait_shards(session, stop)) break;
       session.process();
       continue;
     }
@@ -99,12 +113,18 @@ void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std
   if (reader.joinable()) reader.join();
 }
 
+// The calling thread's part of the keyspace (--threads N > 1).
+kv::KvShard& this_kv_shard(ServerRuntime& rt) { return rt.cluster().shard(this_shard()->id()); }
+
 // One loop for both ports: Stream is fiber::TcpStream or fiber::TlsStream
 // (whose recv decrypts into a buffer of the connection's own).
-template <typename Stream>
+// sharded (--threads N > 1): the session is on this thread's shard and may
+// wait for others; a template parameter, as in the stackless driver.
+template <typename Stream, bool sharded = false>
 void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, fiber::TlsStream>;
-  kv::Session session(rt.state(), conn.native_handle());
+  kv::Session session(sharded ? this_kv_shard(rt).state() : rt.state(), conn.native_handle(),
+                      sharded ? &this_kv_shard(rt) : nullptr);
   // TLS only (a plain connection allocates nothing here). Left uninitialised:
   // a read touches only the pages its plaintext fills.
   std::unique_ptr<char[]> plain;
@@ -118,7 +138,10 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   while (open) {
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
-    if (!session.wants_input()) {  // over the output limit: drained, now run the rest
+    if (!session.wants_input()) {  // over the output limit (drained), or replies due from other shards
+      if constexpr (sharded) {
+        if (session.waiting_on_shards() && !wait_shards(session, stop)) break;
+      }
       session.process();
       continue;
     }
@@ -142,6 +165,8 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
 }
 
 // tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
+// sharded: as serve's (shard 0 with --threads N > 1).
+template <bool sharded = false>
 void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListener& listener, std::stop_token stop,
                  bool tls) {
   while (!stop.stop_requested()) {
@@ -150,17 +175,63 @@ void accept_loop(ServerRuntime& rt, fiber::Scheduler& scheduler, fiber::TcpListe
       fiber::sleep_for(rt.on_accept_error(conn.error(), listener.native_handle()), stop);
     } else if (tls && rt.admit(conn->native_handle())) {
       fiber::TlsStream stream(std::move(*conn), *rt.tls_context());
-      scheduler.spawn(serve<fiber::TlsStream>, std::ref(rt), std::move(stream), stop).detach();
+      scheduler.spawn(serve<fiber::TlsStream, sharded>, std::ref(rt), std::move(stream), stop).detach();
     } else if (!tls && rt.admit(conn->native_handle())) {
-      scheduler.spawn(serve<fiber::TcpStream>, std::ref(rt), std::move(*conn), stop).detach();
+      scheduler.spawn(serve<fiber::TcpStream, sharded>, std::ref(rt), std::move(*conn), stop).detach();
     }
   }
+}
+
+// --threads N > 1 ------------------------------------------------------------
+
+// Shard 0 only: the TLS port's or the Unix socket's accept loop, on a fiber
+// joined before the shard's part ends (empty when the port is not configured).
+fiber::Fiber<void> accept_on_shard0(ServerRuntime& rt, UniqueFd fd, std::optional<fiber::TcpListener>& listener,
+                                    const std::stop_token& stop, bool tls) {
+  if (!fd) return {};
+  listener.emplace(fiber::TcpListener::adopt(std::move(fd)));
+  return fiber::spawn([&rt, &listener, stop, tls] {
+    accept_loop<true>(rt, *fiber::Scheduler::current(), *listener, stop, tls);
+  });
+}
+
+// Shard i's part of the server, on a fiber on its thread: its share of the
+// port's connections, its cron, and on shard 0 the TLS port and the Unix
+// socket. A signal or a SHUTDOWN seen by its cron stops every shard.
+void run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
+  const std::stop_token stop = this_shard()->stop_token();
+  fiber::Fiber<void> ticker = fiber::spawn([&rt, &shards, &stop, i] {
+    while (!rt.tick(i) && !stop.stop_requested()) fiber::sleep_for(rt.tick_interval(i), stop);
+    shards.stop();
+  });
+  std::optional<fiber::TcpListener> tls_listener;
+  std::optional<fiber::UnixListener> unix_listener;
+  auto tls_accept = accept_on_shard0(rt, i == 0 ? shards.take_tls_listener() : UniqueFd(), tls_listener, stop, true);
+  auto unix_accept = accept_on_shard0(rt, i == 0 ? shards.take_unix_listener() : UniqueFd(), unix_listener, stop, false);
+  if (ConnectionSpreader* spreader = shards.spreader()) {
+    fiber::serve_shard(*spreader, [&rt, i](fiber::TcpStream conn, std::stop_token stop) {
+      if (rt.admit(conn.native_handle(), i)) serve<fiber::TcpStream, true>(rt, std::move(conn), std::move(stop));
+    }, [&rt, i](std::error_code e, int fd) { return rt.on_accept_error(e, fd, i); });
+  }
+  for (fiber::Fiber<void>* f : {&ticker, &tls_accept, &unix_accept}) {
+    if (f->joinable()) f->join();  // the ticker ends at the stop: without a port, this waits for it
+  }
+}
+
+int run_sharded(ServerRuntime& rt) {
+  kv::ShardRuntime shards(rt, fiber::shard_runner());
+  shards.run([&] {
+    for (std::size_t i = 0; i < shards.size(); ++i) fiber::spawn_on(shards.shard(i), [&, i] { run_shard(rt, shards, i); });
+  });
+  rt.on_stopped();
+  return 0;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
   return ServerRuntime::main(argc, argv, "stackful", [](ServerRuntime& rt) {
+    if (rt.threads() > 1) return run_sharded(rt);
     std::optional<fiber::Scheduler> scheduler;
     rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
     std::optional<fiber::TcpListener> listener;

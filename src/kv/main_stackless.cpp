@@ -1,5 +1,6 @@
 // duet-kv-stackless: the KV server driven by the stackless voice (Task<T>).
-// Everything but the loops below lives in the sans-I/O core and ServerRuntime.
+// Everything but the loops below lives in the sans-I/O core, ServerRuntime and
+// (--threads N > 1) ShardRuntime.
 #include <optional>
 #include <memory>
 #include <span>
@@ -11,7 +12,10 @@
 #include "kv/push_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
+#include "kv/shard_runtime.hpp"
+#include "kv/shard_signal.hpp"
 #include "task/event.hpp"
+#include "task/on_shard.hpp"
 #include "task/run.hpp"
 #include "task/sleep.hpp"
 #include "task/task_scope.hpp"
@@ -42,6 +46,15 @@ Task<bool> flush(ServerRuntime& rt, Stream& conn, kv::Session& session, std::sto
 
 EventLoop& loop_of(TcpStream& conn) { return conn.loop(); }
 EventLoop& loop_of(TlsStream& conn) { return conn.tcp().loop(); }
+
+// Waits until another shard reports to a session that cannot move without it
+// (--threads N > 1); false when the server stops. A coroutine of its own, as
+// flush: the event lives only while a connection waits.
+Task<bool> wait_shards(EventLoop& loop, kv::Session& session, std::stop_token stop) {
+  Event reported(loop);
+  kv::ShardSignal signal(session, reported);
+  co_return (co_await reported.wait(std::move(stop))).ok();
+}
 
 // What one recv brought: a pooled buffer (TCP), or plaintext decrypted into
 // the connection's own buffer (TLS has no pooled recv).
@@ -83,6 +96,7 @@ Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& sessio
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
     if (!session.wants_input()) {
+      if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
       session.process();
       continue;
     }
@@ -105,12 +119,19 @@ Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& sessio
   co_await reader.join();
 }
 
+// The calling thread's part of the keyspace (--threads N > 1).
+kv::KvShard& this_kv_shard(ServerRuntime& rt) { return rt.cluster().shard(this_shard()->id()); }
+
 // One loop for both ports: Stream is TcpStream or TlsStream (whose recv
 // decrypts into a buffer of the connection's own: TLS has no pooled recv).
-template <typename Stream>
+// sharded (--threads N > 1): the session is on this thread's shard and may
+// wait for others. A template parameter, so that with one thread the frame
+// an idle connection keeps holds neither the shard nor that wait.
+template <typename Stream, bool sharded = false>
 Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   constexpr bool tls = std::is_same_v<Stream, TlsStream>;
-  kv::Session session(rt.state(), conn.native_handle());
+  kv::Session session(sharded ? this_kv_shard(rt).state() : rt.state(), conn.native_handle(),
+                      sharded ? &this_kv_shard(rt) : nullptr);
   // TLS only (a plain connection allocates nothing here). Left uninitialised:
   // a read touches only the pages its plaintext fills.
   std::unique_ptr<char[]> plain;
@@ -124,7 +145,10 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   while (open) {
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
-    if (!session.wants_input()) {  // over the output limit: drained, now run the rest
+    if (!session.wants_input()) {  // over the output limit (drained), or replies due from other shards
+      if constexpr (sharded) {
+        if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
+      }
       session.process();
       continue;
     }
@@ -148,6 +172,8 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
 }
 
 // tls: the listener is the TLS port's; its connections are wrapped in TlsStream.
+// sharded: as serve's (shard 0 with --threads N > 1).
+template <bool sharded = false>
 Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener, TaskScope& scope, bool tls) {
   while (!scope.stop_token().stop_requested()) {
     auto conn = co_await listener.accept(scope.stop_token());
@@ -155,9 +181,9 @@ Task<void> accept_loop(ServerRuntime& rt, EventLoop& loop, TcpListener& listener
       co_await sleep_for(loop, rt.on_accept_error(conn.error(), listener.native_handle()), scope.stop_token());
     } else if (rt.admit(conn->native_handle())) {
       if (tls) {
-        scope.spawn(serve(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token()));
+        scope.spawn(serve<TlsStream, sharded>(rt, TlsStream(std::move(*conn), *rt.tls_context()), scope.stop_token()));
       } else {
-        scope.spawn(serve(rt, std::move(*conn), scope.stop_token()));
+        scope.spawn(serve<TcpStream, sharded>(rt, std::move(*conn), scope.stop_token()));
       }
     }
   }
@@ -178,10 +204,60 @@ Task<void> run_server(ServerRuntime& rt, EventLoop& loop, std::optional<TcpListe
   co_await scope.join();
 }
 
+// --threads N > 1 ------------------------------------------------------------
+
+// Shard i's cron; a signal or a SHUTDOWN seen here stops every shard.
+Task<void> shard_ticker(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i, std::stop_token stop) {
+  EventLoop& loop = this_shard()->loop();
+  while (!rt.tick(i) && !stop.stop_requested()) co_await sleep_for(loop, rt.tick_interval(i), stop);
+  shards.stop();
+}
+
+Task<void> refused() { co_return; }  // the stream, left in the handler, closes
+
+// Shard i's part of the server, on its thread: its share of the port's
+// connections, its cron, and on shard 0 the TLS port and the Unix socket.
+Task<void> run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
+  Shard& shard = *this_shard();
+  EventLoop& loop = shard.loop();
+  std::optional<TcpListener> tls_listener;
+  std::optional<UnixListener> unix_listener;
+  TaskScope scope;
+  std::stop_callback link(shard.stop_token(), [&scope] { scope.request_stop(); });
+  scope.spawn(shard_ticker(rt, shards, i, shard.stop_token()));
+  if (UniqueFd fd = i == 0 ? shards.take_tls_listener() : UniqueFd()) {
+    tls_listener.emplace(TcpListener::adopt(loop, std::move(fd)));
+    scope.spawn(accept_loop<true>(rt, loop, *tls_listener, scope, true));
+  }
+  if (UniqueFd fd = i == 0 ? shards.take_unix_listener() : UniqueFd()) {
+    unix_listener.emplace(UnixListener::adopt(loop, std::move(fd)));
+    scope.spawn(accept_loop<true>(rt, loop, *unix_listener, scope, false));
+  }
+  if (ConnectionSpreader* spreader = shards.spreader()) {
+    auto handler = [&rt, i](TcpStream conn, std::stop_token stop) {
+      if (!rt.admit(conn.native_handle(), i)) return refused();
+      return serve<TcpStream, true>(rt, std::move(conn), std::move(stop));
+    };
+    auto on_error = [&rt, i](std::error_code e, int fd) { return rt.on_accept_error(e, fd, i); };
+    scope.spawn(serve_shard(*spreader, handler, on_error));
+  }
+  co_await scope.join();
+}
+
+int run_sharded(ServerRuntime& rt) {
+  kv::ShardRuntime shards(rt, loop_runner());
+  shards.run([&] {
+    for (std::size_t i = 0; i < shards.size(); ++i) spawn_on(shards.shard(i), [&, i] { return run_shard(rt, shards, i); });
+  });
+  rt.on_stopped();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
+    if (rt.threads() > 1) return run_sharded(rt);
     std::optional<EventLoop> loop;
     rt.open_backend([&](Backend b) { loop.emplace(b); });
     std::optional<TcpListener> listener;

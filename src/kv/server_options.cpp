@@ -48,6 +48,16 @@ const Flag flags[] = {
        auto b = parse_backend(v);
        return b.has_value() && (o.backend = *b, true);
      }},
+    {"threads", "an integer 1..64 (one shard, loop and thread each)",
+     [](ServerOptions& o, std::string_view v) {
+       std::uint64_t n = 0;
+       return parse_uint(v, 1, 64, n) && (o.threads = n, true);
+     }},
+    {"accept", "reuseport or single",
+     [](ServerOptions& o, std::string_view v) {
+       auto mode = parse_accept_mode(v);
+       return mode.has_value() && (o.accept = *mode, true);
+     }},
     {"maxclients", "an integer >= 1",
      [](ServerOptions& o, std::string_view v) {
        std::uint64_t n = 0;
@@ -180,6 +190,12 @@ std::string usage(std::string_view program) {
       "  --unixsocketperm OCTAL   mode of the socket file, e.g. 700 (default: umask)\n"
       "  --backend io_uring|epoll I/O backend (default io_uring; falls back to epoll\n"
       "                           with a log line when io_uring is unavailable)\n"
+      "  --threads N              shards, a thread and a loop each, the keyspace split\n"
+      "                           by key over them (default 1, at most 64); the TLS\n"
+      "                           port and the Unix socket are served by shard 0\n"
+      "  --accept reuseport|single  with --threads > 1: a listener per shard on the\n"
+      "                           port, spread by the kernel (default), or one\n"
+      "                           acceptor handing connections out in turn\n"
       "  --maxclients N           connected clients allowed (default 10000)\n"
       "  --requirepass PASS       require AUTH PASS before other commands\n"
       "  --proto-max-bulk-len N   largest bulk string accepted (default 512mb)\n"

@@ -2,7 +2,7 @@
 //
 // Contract
 // - parse_server_options(argc, argv) reads --port, --bind, --unixsocket,
-//   --unixsocketperm, --backend,
+//   --unixsocketperm, --backend, --threads, --accept,
 //   --maxclients, --requirepass, --proto-max-bulk-len, --loglevel, --hz, --help,
 //   --appendonly, --appendfsync, --dir, --auto-aof-rewrite-percentage/-min-size,
 //   the TLS flags (--tls-port, --tls-cert-file, --tls-key-file,
@@ -24,6 +24,7 @@
 #include <string_view>
 
 #include "io/backend.hpp"
+#include "runtime/connection_spreader.hpp"
 #include "kv/server_state.hpp"
 
 namespace duet::kv {
@@ -43,6 +44,8 @@ struct ServerOptions {
   ServerConfig config;
   TlsServerOptions tls;
   Backend backend = Backend::io_uring;
+  std::size_t threads = 1;                  // --threads: shards, one loop thread each
+  AcceptMode accept = AcceptMode::reuse_port;  // --accept: how connections spread over them
   bool help = false;
 };
 

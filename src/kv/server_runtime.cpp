@@ -57,16 +57,25 @@ int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Bod
 }
 
 ServerRuntime::ServerRuntime(ServerOptions options)
-    : options_(std::move(options)), state_(options_.config), log_(state_.config()) {
-  state_.set_socket_namer([](int fd, bool peer) {
-    // A Unix socket's client is unnamed: Redis shows both ends as "path:0".
-    const SocketAddress local = local_address_of(fd);
-    if (local.family() == AF_UNIX) return local.to_string() + ":0";
-    return (peer ? peer_address_of(fd) : local).to_string();
-  });
-  // CONFIG SET timeout: shutting the socket down ends the idle connection's
-  // pending recv with EOF on either backend, so its driver loop closes it.
-  state_.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
+    : options_(std::move(options)), cluster_(options_.threads, options_.config), log_(state().config()) {
+  if (cluster_.size() > 1 && options_.config.appendonly) {
+    throw std::runtime_error("appendonly with --threads > 1 is not supported yet");
+  }
+  for (std::size_t i = 0; i < cluster_.size(); ++i) {
+    ServerState& state = cluster_.shard(i).state();
+    state.set_socket_namer([](int fd, bool peer) {
+      // A Unix socket's client is unnamed: Redis shows both ends as "path:0".
+      const SocketAddress local = local_address_of(fd);
+      if (local.family() == AF_UNIX) return local.to_string() + ":0";
+      return (peer ? peer_address_of(fd) : local).to_string();
+    });
+    // CONFIG SET timeout: shutting the socket down ends the idle connection's
+    // pending recv with EOF on either backend, so its driver loop closes it.
+    state.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
+    // A SHUTDOWN runs on the shard of the connection that sent it; every
+    // shard's cron reads this one flag, so all of them stop.
+    state.set_shutdown_hook([this] { stop_.store(true, std::memory_order_relaxed); });
+  }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (const TlsServerOptions& t = options_.tls; t.port != 0) {
     TlsOptions o;
@@ -81,7 +90,7 @@ ServerRuntime::ServerRuntime(ServerOptions options)
 }
 
 ServerRuntime::~ServerRuntime() {
-  if (spare_fd_ >= 0) ::close(spare_fd_);
+  if (const int fd = spare_fd_.load(); fd >= 0) ::close(fd);
 }
 
 void ServerRuntime::open_backend(const std::function<void(Backend)>& open) {
@@ -94,11 +103,11 @@ void ServerRuntime::open_backend(const std::function<void(Backend)>& open) {
     backend = Backend::epoll;
     open(backend);
   }
-  state_.config().backend = std::string(backend_name(backend));
+  for (std::size_t i = 0; i < cluster_.size(); ++i) cluster_.shard(i).state().config().backend = backend_name(backend);
 }
 
 SocketAddress ServerRuntime::listen_address() const {
-  const ServerConfig& c = state_.config();
+  const ServerConfig& c = options_.config;  // the flags, as every shard's state has them at start
   auto addr = SocketAddress::parse(c.bind, static_cast<std::uint16_t>(c.port));
   if (!addr) throw std::invalid_argument("invalid --bind address '" + c.bind + "'");
   return *addr;
@@ -117,8 +126,8 @@ void ServerRuntime::bind_listener(const std::function<void(const SocketAddress&)
 }
 
 void ServerRuntime::bind_tls_listener(const std::function<void(const SocketAddress&)>& bind) {
-  const auto address = SocketAddress::parse(state_.config().bind, static_cast<std::uint16_t>(options_.tls.port));
-  if (!address) throw std::invalid_argument("invalid --bind address '" + state_.config().bind + "'");
+  const auto address = SocketAddress::parse(state().config().bind, static_cast<std::uint16_t>(options_.tls.port));
+  if (!address) throw std::invalid_argument("invalid --bind address '" + state().config().bind + "'");
   bind_with_retry(*address, bind);
 }
 
@@ -148,15 +157,25 @@ void ServerRuntime::bind_with_retry(const SocketAddress& address,
   }
 }
 
+// Names the voice and backend, and with --threads N > 1 the shards and how
+// connections spread ("stackless, io_uring, 2 threads, reuseport").
+std::string ServerRuntime::describe() {
+  const ServerConfig& c = state().config();
+  std::string what = c.voice + ", " + c.backend;
+  if (cluster_.size() > 1) {
+    what += ", " + std::to_string(cluster_.size()) + " threads, " + std::string(accept_mode_name(options_.accept));
+  }
+  return what;
+}
+
 void ServerRuntime::on_listening(const SocketAddress& local) {
-  state_.config().port = local.port();
-  log_.write(LogLevel::notice, "duet-kv (" + state_.config().voice + ", " + state_.config().backend +
-                                   ") listening on " + local.to_string());
+  for (std::size_t i = 0; i < cluster_.size(); ++i) cluster_.shard(i).state().config().port = local.port();
+  log_.write(LogLevel::notice, "duet-kv (" + describe() + ") listening on " + local.to_string());
   log_.write(LogLevel::notice, "Ready to accept connections tcp");
 }
 
 bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind) {
-  const ServerConfig& c = state_.config();
+  const ServerConfig& c = state().config();
   if (c.unixsocket.empty()) return false;
   const SocketAddress address = SocketAddress::unix_domain(c.unixsocket).value();  // checked by the flag parser
   try {
@@ -174,74 +193,80 @@ void ServerRuntime::on_tls_error(std::error_code error, const std::string& detai
 }
 
 void ServerRuntime::on_listening_tls(const SocketAddress& local) {
-  log_.write(LogLevel::notice, "duet-kv (" + state_.config().voice + ", " + state_.config().backend +
-                                   ") listening on " + local.to_string() + " (TLS)");
+  log_.write(LogLevel::notice, "duet-kv (" + describe() + ") listening on " + local.to_string() + " (TLS)");
   log_.write(LogLevel::notice, "Ready to accept connections tls");
 }
 
-bool ServerRuntime::admit(int fd) {
-  if (connections_ >= state_.config().maxclients) {
-    ++state_.stats().rejected_connections;
+// One count for the server, taken before the check: two shards admitting at
+// once cannot both take the last place.
+bool ServerRuntime::admit(int fd, std::size_t shard) {
+  ServerState& state = cluster_.shard(shard).state();
+  if (connections_.fetch_add(1, std::memory_order_relaxed) >= state.config().maxclients) {
+    connections_.fetch_sub(1, std::memory_order_relaxed);
+    ++state.stats().rejected_connections;
     // Best effort, like Redis: a fresh socket's send buffer takes these few bytes.
     [[maybe_unused]] auto n = ::send(fd, maxclients_error.data(), maxclients_error.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
     return false;
   }
-  ++connections_;
-  ++state_.stats().connections_received;  // Redis counts only admitted connections
+  ++state.stats().connections_received;  // Redis counts only admitted connections
   return true;
 }
 
-std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, int listen_fd) {
+std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, int listen_fd, std::size_t shard) {
   using std::chrono::milliseconds;
+  const ServerLog log(cluster_.shard(shard).state().config());  // this shard's loglevel, read on its thread
   if (error != std::errc::too_many_files_open && error != std::errc::too_many_files_open_in_system) {
-    if (error != std::errc::operation_canceled) log_.write(LogLevel::verbose, "accept: " + error.message());
+    if (error != std::errc::operation_canceled) log.write(LogLevel::verbose, "accept: " + error.message());
     return milliseconds(0);
   }
   // Out of fds: a level-triggered listener would report the same pending
   // connection forever. Free the spare fd, accept and drop the connection, and
-  // take the spare back; then back off briefly.
-  if (spare_fd_ >= 0) {
-    ::close(spare_fd_);
+  // put a spare back; then back off briefly. One spare for the server: a shard
+  // takes it by exchange, so two shards out of fds at once never close one fd
+  // twice (the one that finds none just backs off).
+  if (const int spare = spare_fd_.exchange(-1, std::memory_order_acq_rel); spare >= 0) {
+    ::close(spare);
     int fd = ::accept4(listen_fd, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd >= 0) ::close(fd);
-    spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+    spare_fd_.store(::open("/dev/null", O_RDONLY | O_CLOEXEC), std::memory_order_release);
   }
-  std::int64_t now = ServerState::system_now_ms();
-  if (now - last_emfile_log_ms_ >= 1000) {
-    last_emfile_log_ms_ = now;
-    log_.write(LogLevel::warning, "accept: " + error.message() + " (raise ulimit -n); dropping new connections");
+  const std::int64_t now = ServerState::system_now_ms();
+  std::int64_t last = last_emfile_log_ms_.load(std::memory_order_relaxed);
+  if (now - last >= 1000 && last_emfile_log_ms_.compare_exchange_strong(last, now, std::memory_order_relaxed)) {
+    log.write(LogLevel::warning, "accept: " + error.message() + " (raise ulimit -n); dropping new connections");
   }
   return milliseconds(50);
 }
 
 void ServerRuntime::start_aof(EventLoop& loop) {
-  if (!state_.config().appendonly) return;
-  auto aof = std::make_unique<AofService>(state_, loop, [this](bool warning, const std::string& line) {
+  if (!state().config().appendonly) return;
+  auto aof = std::make_unique<AofService>(state(), loop, [this](bool warning, const std::string& line) {
     log_.write(warning ? LogLevel::warning : LogLevel::notice, line);
   });
   aof->open();  // on a throw, `aof` is released here, while the loop is alive
   aof_ = std::move(aof);
 }
 
-bool ServerRuntime::tick() {
+bool ServerRuntime::tick(std::size_t shard) {
   // Budget: up to 10k volatile keys per tick (100k/s at hz 10), like Redis's
   // "fast" effort; the cycle is O(budget) so it never stalls the loop.
-  const std::int64_t now = state_.now_ms();
-  state_.store().active_expire_cycle(now, 10'000);
-  state_.close_idle_clients(now);
+  ServerState& state = cluster_.shard(shard).state();
+  const std::int64_t now = state.now_ms();
+  state.store().active_expire_cycle(now, 10'000);
+  state.close_idle_clients(now);
   if (aof_) aof_->tick();
-  return g_stop_signal.load(std::memory_order_relaxed) != 0 || state_.shutdown_requested();
+  return g_stop_signal.load(std::memory_order_relaxed) != 0 || stop_.load(std::memory_order_relaxed);
 }
 
-std::chrono::milliseconds ServerRuntime::tick_interval() const noexcept {
-  return std::chrono::milliseconds(1000 / state_.config().hz);
+std::chrono::milliseconds ServerRuntime::tick_interval(std::size_t shard) noexcept {
+  return std::chrono::milliseconds(1000 / cluster_.shard(shard).state().config().hz);
 }
 
 void ServerRuntime::on_stopped() {
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
   if (aof_) aof_->shutdown();
-  if (const std::string& path = state_.config().unixsocket; !path.empty() && path.front() != '@') {
+  if (const std::string& path = state().config().unixsocket; !path.empty() && path.front() != '@') {
     log_.write(LogLevel::notice, "Removing the unix socket file.");
     ::unlink(path.c_str());
   }

@@ -17,18 +17,29 @@
 //   the TLS port; plain_port() is false when --port 0 came with --tls-port
 //   (Redis's way to serve TLS only); a TLS client gets tls_handshake_timeout,
 //   and a failed handshake is logged (verbose) by on_tls_error.
-// - admit(fd) enforces --maxclients: past it, it writes Redis's error to fd and
-//   returns false (the caller closes fd); every admitted connection must end
-//   with on_disconnect().
+// - Shards (--threads N): the keyspace is a KvCluster of N shards (cluster());
+//   with N == 1, state() is its only shard's state and sessions take no
+//   shard (no routing, no cost), so the server runs exactly as before. With
+//   N > 1 the drivers run shard i's sessions and cron on shard i's thread
+//   (kv/shard_runtime.hpp) and pass i to the calls below that take a shard;
+//   those calls are then safe from every shard's thread at once: what is per
+//   server (the connection count, the spare fd, the stop flag) is atomic.
+//   --appendonly yes with N > 1 is refused (constructor: runtime_error, exit 1).
+// - admit(fd, shard) enforces --maxclients over all shards: past it, it writes
+//   Redis's error to fd and returns false (the caller closes fd); every
+//   admitted connection must end with on_disconnect().
 // - bind_unix_listener(bind): the same for --unixsocket, beside the TCP port.
 // - on_accept_error() handles accept failures without spinning: on EMFILE/ENFILE
 //   it frees a reserved fd to accept and close the pending connection (so the
 //   client is told rather than left hanging) and asks for a short back-off.
-// - tick() is the timer body: one active-expiry cycle and the idle-client
-//   check (CONFIG SET timeout); returns true once a signal or SHUTDOWN asked
-//   the server to stop. Call it every tick_interval() (1000 / hz ms, read
-//   anew each time, so CONFIG SET hz changes the rate from the next sleep).
-// - The server's thread only, except the signal handler (an atomic store).
+// - tick(shard) is the timer body: one active-expiry cycle and the idle-client
+//   check (CONFIG SET timeout) on that shard's state; returns true once a
+//   signal or a SHUTDOWN on any shard asked the server to stop. Call it every
+//   tick_interval(shard) (1000 / hz ms, read anew each time, so CONFIG SET hz
+//   changes the rate from the next sleep). on_stopped() once, after every
+//   shard has stopped.
+// - Everything else: the thread that runs main() (shard 0's), before the
+//   shards start or after they stop; the signal handler is an atomic store.
 //
 //   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
 //     std::optional<EventLoop> loop;
@@ -39,6 +50,7 @@
 //   });
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -53,6 +65,7 @@
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
 #include "kv/server_state.hpp"
+#include "kv/shard/kv_cluster.hpp"
 #include "tls/tls_context.hpp"
 
 namespace duet::kv {
@@ -67,7 +80,10 @@ class ServerRuntime {
   ServerRuntime& operator=(const ServerRuntime&) = delete;
   ~ServerRuntime();
 
-  [[nodiscard]] ServerState& state() noexcept { return state_; }
+  [[nodiscard]] ServerState& state() noexcept { return cluster_.shard(0).state(); }
+  [[nodiscard]] KvCluster& cluster() noexcept { return cluster_; }
+  [[nodiscard]] std::size_t threads() const noexcept { return options_.threads; }
+  [[nodiscard]] AcceptMode accept_mode() const noexcept { return options_.accept; }
   [[nodiscard]] const ServerLog& log() const noexcept { return log_; }
 
   void open_backend(const std::function<void(Backend)>& open);
@@ -94,24 +110,26 @@ class ServerRuntime {
   void start_aof(EventLoop& loop);
   [[nodiscard]] AofService* aof() noexcept { return aof_.get(); }
 
-  [[nodiscard]] bool admit(int fd);
-  void on_disconnect() noexcept { --connections_; }
-  [[nodiscard]] std::chrono::milliseconds on_accept_error(std::error_code error, int listen_fd);
+  [[nodiscard]] bool admit(int fd, std::size_t shard = 0);
+  void on_disconnect() noexcept { connections_.fetch_sub(1, std::memory_order_relaxed); }
+  [[nodiscard]] std::chrono::milliseconds on_accept_error(std::error_code error, int listen_fd, std::size_t shard = 0);
 
-  [[nodiscard]] bool tick();
-  [[nodiscard]] std::chrono::milliseconds tick_interval() const noexcept;
+  [[nodiscard]] bool tick(std::size_t shard = 0);
+  [[nodiscard]] std::chrono::milliseconds tick_interval(std::size_t shard = 0) noexcept;
   void on_stopped();
 
  private:
   ServerOptions options_;
-  ServerState state_;
-  ServerLog log_;
-  std::size_t connections_ = 0;
+  KvCluster cluster_;
+  ServerLog log_;  // shard 0's loglevel: for shard 0's thread (other shards log through their own)
+  std::atomic<std::size_t> connections_{0};  // over every shard, for --maxclients
+  std::atomic<bool> stop_{false};            // SHUTDOWN on any shard
+  [[nodiscard]] std::string describe();
   void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
 
   std::unique_ptr<TlsContext> tls_;
-  int spare_fd_ = -1;  // reserved for the EMFILE dance
-  std::int64_t last_emfile_log_ms_ = 0;
+  std::atomic<int> spare_fd_{-1};  // reserved for the EMFILE dance; a shard takes it by exchange
+  std::atomic<std::int64_t> last_emfile_log_ms_{0};
   std::unique_ptr<AofService> aof_;  // last: goes before the state it observes
 };
 

@@ -21,6 +21,10 @@ std::string_view accept_mode_name(AcceptMode mode) noexcept {
   return mode == AcceptMode::single ? "single" : "reuseport";
 }
 
+std::chrono::milliseconds default_accept_backoff(std::error_code error, int /*listen_fd*/) noexcept {
+  return std::chrono::milliseconds(error == std::errc::too_many_files_open ? 10 : 0);
+}
+
 ConnectionSpreader::ConnectionSpreader(std::size_t shards, const SocketAddress& addr, SpreadOptions options)
     : options_(options), address_(addr) {
   for (std::size_t i = 0; i < shards; ++i) slots_.push_back(std::make_unique<Slot>());

@@ -20,6 +20,10 @@
 //   attach(shard, sink) the function that adopts an fd on this shard, place(fd)
 //   for every connection accepted here (it goes to this shard or another),
 //   detach(shard) when done: fds arriving later are closed.
+// - serve_shard takes an AcceptErrorHandler too, for a server with its own
+//   policy when accept fails (a KV server's spare fd on EMFILE): it returns
+//   how long the shard waits before accepting again. Without one,
+//   default_accept_backoff: 10 ms on EMFILE (do not spin), else at once.
 // - connections(i) (any thread) counts connections adopted by shard i.
 // - It must outlive the set's work (declare it before the ShardSet, or stop
 //   the set first): handed-off fds in flight reference it.
@@ -30,12 +34,14 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "io/socket_address.hpp"
@@ -50,6 +56,11 @@ enum class AcceptMode { reuse_port, single };
 // "reuseport" / "reuse_port" / "single" (command lines: --accept); nullopt otherwise.
 [[nodiscard]] std::optional<AcceptMode> parse_accept_mode(std::string_view name) noexcept;
 [[nodiscard]] std::string_view accept_mode_name(AcceptMode mode) noexcept;
+
+// On an accepting shard's thread: accept on listen_fd failed with error;
+// returns how long to wait before the next accept (0: at once).
+using AcceptErrorHandler = std::function<std::chrono::milliseconds(std::error_code error, int listen_fd)>;
+[[nodiscard]] std::chrono::milliseconds default_accept_backoff(std::error_code error, int listen_fd) noexcept;
 
 struct SpreadOptions {
   AcceptMode mode = AcceptMode::reuse_port;

@@ -89,13 +89,14 @@ SocketAddress TcpListener::local_address() const noexcept { return local_address
 namespace {
 
 // Accepts until stopped; each socket goes where the spreader says.
-void accept_into(ConnectionSpreader& spreader, TcpListener listener, const std::stop_token& stop) {
+void accept_into(ConnectionSpreader& spreader, TcpListener listener, const AcceptErrorHandler& on_error,
+                 const std::stop_token& stop) {
   while (!stop.stop_requested()) {
     auto fd = listener.accept_fd(stop);
     if (fd) {
       spreader.place(std::move(*fd));
-    } else if (fd.error() == std::errc::too_many_files_open) {
-      sleep_for(std::chrono::milliseconds(10), stop);  // back off, do not spin
+    } else if (const auto pause = on_error(fd.error(), listener.native_handle()); pause.count() > 0) {
+      sleep_for(pause, stop);  // back off, do not spin
     }
   }
 }
@@ -108,7 +109,7 @@ struct Live {
 
 }  // namespace
 
-void serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
+void serve_shard(ConnectionSpreader& spreader, ShardHandler serve, const AcceptErrorHandler& on_error) {
   Shard& shard = *this_shard();
   EventLoop& loop = shard.loop();
   const std::stop_token stop = shard.stop_token();
@@ -128,7 +129,7 @@ void serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
     ++live.count;
   });
   if (UniqueFd fd = spreader.take_listener(shard.id())) {
-    accept_into(spreader, TcpListener::adopt(std::move(fd)), stop);
+    accept_into(spreader, TcpListener::adopt(std::move(fd)), on_error, stop);
   } else {
     // Only handed sockets arrive here (single mode): wait for the stop.
     while (!stop.stop_requested()) sleep_for(std::chrono::hours(1), stop);

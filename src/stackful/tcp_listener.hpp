@@ -89,6 +89,8 @@ using ShardHandler = std::function<void(TcpStream, std::stop_token)>;
 
 // On a fiber on a shard's thread (spawn_on): serves the connections spreader
 // gives this shard until the shard stops, then waits for their fibers.
-void serve_shard(ConnectionSpreader& spreader, ShardHandler serve);
+// on_error: what a failed accept does (connection_spreader.hpp).
+void serve_shard(ConnectionSpreader& spreader, ShardHandler serve,
+                 const AcceptErrorHandler& on_error = default_accept_backoff);
 
 }  // namespace duet::fiber

@@ -59,28 +59,29 @@ SocketAddress TcpListener::local_address() const noexcept { return local_address
 namespace {
 
 // Accepts until stopped; each socket goes where the spreader says.
-Task<void> accept_into(ConnectionSpreader& spreader, TcpListener listener, std::stop_token stop) {
+Task<void> accept_into(ConnectionSpreader& spreader, TcpListener listener, const AcceptErrorHandler& on_error,
+                       std::stop_token stop) {
   EventLoop& loop = this_shard()->loop();
   while (!stop.stop_requested()) {
     auto fd = co_await listener.accept_fd(stop);
     if (fd) {
       spreader.place(std::move(*fd));
-    } else if (fd.error() == std::errc::too_many_files_open) {
-      co_await sleep_for(loop, std::chrono::milliseconds(10), stop);  // back off, do not spin
+    } else if (const auto pause = on_error(fd.error(), listener.native_handle()); pause.count() > 0) {
+      co_await sleep_for(loop, pause, stop);  // back off, do not spin
     }
   }
 }
 
 }  // namespace
 
-Task<void> serve_shard(ConnectionSpreader& spreader, ShardHandler serve) {
+Task<void> serve_shard(ConnectionSpreader& spreader, ShardHandler serve, AcceptErrorHandler on_error) {
   Shard& shard = *this_shard();
   EventLoop& loop = shard.loop();
   const std::stop_token stop = shard.stop_token();
   TaskScope scope;
   spreader.attach(shard.id(), [&](UniqueFd fd) { scope.spawn(serve(TcpStream(loop, fd.release()), stop)); });
   if (UniqueFd fd = spreader.take_listener(shard.id())) {
-    co_await accept_into(spreader, TcpListener::adopt(loop, std::move(fd)), stop);
+    co_await accept_into(spreader, TcpListener::adopt(loop, std::move(fd)), on_error, stop);
   } else {
     // Only handed sockets arrive here (single mode): wait for the stop.
     while (!stop.stop_requested()) co_await sleep_for(loop, std::chrono::hours(1), stop);

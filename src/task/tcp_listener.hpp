@@ -100,7 +100,9 @@ using UnixListener = TcpListener;
 using ShardHandler = std::function<Task<void>(TcpStream, std::stop_token)>;
 
 // On a shard's thread (spawn_on): serves the connections spreader gives this
-// shard until the shard stops, then waits for their tasks.
-[[nodiscard]] Task<void> serve_shard(ConnectionSpreader& spreader, ShardHandler serve);
+// shard until the shard stops, then waits for their tasks. on_error: what a
+// failed accept does (connection_spreader.hpp).
+[[nodiscard]] Task<void> serve_shard(ConnectionSpreader& spreader, ShardHandler serve,
+                                     AcceptErrorHandler on_error = default_accept_backoff);
 
 }  // namespace duet

@@ -47,8 +47,8 @@ bool wait_numsub(Client& c, std::string_view channel, int n) {
 
 TEST_CASE("subscribers get what publishers send, and the subscribed context holds", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client sub(server.port()), pub(server.port());
   const std::string subscribed = confirm("subscribe", "news", 1) + confirm("psubscribe", "n*", 2);
   CHECK(sub.call(resp({"SUBSCRIBE", "news"}) + resp({"PSUBSCRIBE", "n*"}), subscribed.size()) == subscribed);
@@ -88,12 +88,12 @@ TEST_CASE("subscribers get what publishers send, and the subscribed context hold
 
 TEST_CASE("redis-cli subscribe prints the messages it is sent", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
+  INFO(t.describe());
   if (!kve2e::have_redis_cli()) {
     WARN("redis-cli not found (apt-get install redis-tools): skipped");
     return;
   }
-  ServerProcess server(t.exe, t.backend);
+  ServerProcess server(t.exe, t.backend, t.args());
   std::string out;
   std::thread cli([&] {
     // Bounded: redis-cli waits for messages forever, `timeout` ends it.
@@ -114,8 +114,8 @@ TEST_CASE("redis-cli subscribe prints the messages it is sent", "[kv][e2e][pubsu
 
 TEST_CASE("a subscriber that never reads is dropped at the hard limit, the publisher unharmed", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client pub(server.port());
   CHECK(pub.call(resp({"CONFIG", "SET", "client-output-buffer-limit", "pubsub 256kb 0 0"}), 5) == "+OK\r\n");
   Client sub(server.port(), 4096);
@@ -143,8 +143,8 @@ TEST_CASE("a subscriber that never reads is dropped at the hard limit, the publi
 
 TEST_CASE("a slow reader gets every byte of a publish burst in order", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client sub(server.port(), 8192);
   Client pub(server.port());
   CHECK(sub.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
@@ -178,8 +178,8 @@ TEST_CASE("a slow reader gets every byte of a publish burst in order", "[kv][e2e
 
 TEST_CASE("a subscriber's own commands and the pushes to it interleave whole", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client sub(server.port()), pub(server.port());
   CHECK(sub.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
   const std::string pong = "*2\r\n$4\r\npong\r\n$0\r\n\r\n";
@@ -214,8 +214,8 @@ TEST_CASE("a subscriber's own commands and the pushes to it interleave whole", "
 
 TEST_CASE("SIGTERM stops the server cleanly with subscribers connected, one stuck mid-send", "[kv][e2e][pubsub]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client a(server.port()), b(server.port(), 4096), pub(server.port());
   CHECK(a.call(resp({"SUBSCRIBE", "c"}), confirm("subscribe", "c", 1).size()) == confirm("subscribe", "c", 1));
   CHECK(b.call(resp({"PSUBSCRIBE", "*"}), confirm("psubscribe", "*", 1).size()) == confirm("psubscribe", "*", 1));

@@ -19,6 +19,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 extern char** environ;
@@ -221,6 +222,17 @@ inline std::string redis_cli(int port, const std::string& args) {
   while ((n = std::fread(buf, 1, sizeof(buf), p)) > 0) out.append(buf, n);
   ::pclose(p);
   return out;
+}
+
+// Runs a shell command (bounded by timeout(1)); returns its exit status and stdout + stderr.
+inline std::pair<int, std::string> run_command(const std::string& command) {
+  FILE* p = ::popen(("timeout 60 " + command + " 2>&1").c_str(), "r");
+  if (p == nullptr) return {-1, {}};
+  std::string out;
+  char buf[4096];
+  for (std::size_t n = 0; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  const int status = ::pclose(p);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
 
 inline bool have_redis_cli() { return std::system("command -v redis-cli >/dev/null 2>&1") == 0; }

@@ -17,12 +17,12 @@ using kvtest::resp;
 
 TEST_CASE("redis-cli talks to the server", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
+  INFO(t.describe());
   if (!kve2e::have_redis_cli()) {
     WARN("redis-cli not found (apt-get install redis-tools): skipped");
     return;
   }
-  ServerProcess server(t.exe, t.backend);
+  ServerProcess server(t.exe, t.backend, t.args());
   CHECK(kve2e::redis_cli(server.port(), "SET greeting 'hello world'") == "OK\n");
   CHECK(kve2e::redis_cli(server.port(), "GET greeting") == "\"hello world\"\n");
   CHECK(kve2e::redis_cli(server.port(), "MOD greeting hi") == "OK\n");
@@ -41,8 +41,8 @@ TEST_CASE("redis-cli talks to the server", "[kv][e2e]") {
 
 TEST_CASE("10,000 pipelined commands all get their replies in order", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client c(server.port());
   std::string request;
   std::string expected;
@@ -64,8 +64,8 @@ TEST_CASE("10,000 pipelined commands all get their replies in order", "[kv][e2e]
 
 TEST_CASE("a 100 MiB value goes in and comes back intact", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client c(server.port());
   std::string value(100 << 20, '\0');
   for (std::size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + i % 26);
@@ -83,8 +83,8 @@ TEST_CASE("a 100 MiB value goes in and comes back intact", "[kv][e2e]") {
 
 TEST_CASE("bad input gets Redis's exact replies and connection behaviour", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend, {"--proto-max-bulk-len", "1mb"});
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--proto-max-bulk-len", "1mb"}));
   struct Case {
     std::string input;
     std::string reply;
@@ -120,22 +120,31 @@ TEST_CASE("bad input gets Redis's exact replies and connection behaviour", "[kv]
 
 TEST_CASE("a PX 100 key is gone shortly after, even untouched", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  // INFO's counters are those of the connection's own shard: with two
+  // threads, one connection per shard (--accept single hands them out in
+  // turn), and the expiry is counted on whichever owns the key.
+  ServerProcess server(t.exe, t.backend, t.args({"--accept", "single"}));
   Client c(server.port());
+  Client other(server.port());
   CHECK(c.call(resp({"SET", "k", "v", "PX", "100"}), 5) == "+OK\r\n");
   CHECK(c.call(resp({"DBSIZE"}), 4) == ":1\r\n");
   std::this_thread::sleep_for(std::chrono::milliseconds(400));
   CHECK(c.call(resp({"DBSIZE"}), 4) == ":0\r\n");  // DBSIZE does not touch the key
-  c.send(resp({"INFO", "stats"}));
-  std::string stats = c.read_available();
-  CHECK(stats.find("expired_keys:1") != std::string::npos);
+  int expired = 0;
+  for (Client* on : {&c, &other}) {
+    if (on == &other && t.threads == 1) break;  // the same shard
+    on->send(resp({"INFO", "stats"}));
+    const std::string stats = on->read_available();
+    expired += stats.find("expired_keys:1\r\n") != std::string::npos ? 1 : 0;
+  }
+  CHECK(expired == 1);
 }
 
 TEST_CASE("AUTH is required with --requirepass", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend, {"--requirepass", "s3cret"});
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--requirepass", "s3cret"}));
   Client c(server.port());
   CHECK(c.call(resp({"GET", "k"}), 34) == "-NOAUTH Authentication required.\r\n");
   std::string wrong = "-WRONGPASS invalid username-password pair or user is disabled.\r\n";
@@ -147,8 +156,8 @@ TEST_CASE("AUTH is required with --requirepass", "[kv][e2e]") {
 
 TEST_CASE("--maxclients refuses the connection after the limit", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend, {"--maxclients", "2"});
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--maxclients", "2"}));
   Client a(server.port());
   Client b(server.port());
   CHECK(a.call(resp({"PING"}), 7) == "+PONG\r\n");
@@ -162,8 +171,8 @@ TEST_CASE("--maxclients refuses the connection after the limit", "[kv][e2e]") {
 
 TEST_CASE("SELECT isolates databases between clients", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client a(server.port());
   Client b(server.port());
   CHECK(a.call(resp({"SELECT", "1"}), 5) == "+OK\r\n");
@@ -175,9 +184,9 @@ TEST_CASE("SELECT isolates databases between clients", "[kv][e2e]") {
 
 TEST_CASE("SHUTDOWN and SIGTERM stop the server cleanly", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
+  INFO(t.describe());
   {
-    ServerProcess server(t.exe, t.backend);
+    ServerProcess server(t.exe, t.backend, t.args());
     Client idle(server.port());  // an open connection must not hold the shutdown
     Client c(server.port());
     c.send(resp({"SHUTDOWN"}));
@@ -186,7 +195,7 @@ TEST_CASE("SHUTDOWN and SIGTERM stop the server cleanly", "[kv][e2e]") {
     CHECK(server.wait_exit() == 0);
   }
   {
-    ServerProcess server(t.exe, t.backend);
+    ServerProcess server(t.exe, t.backend, t.args());
     Client idle(server.port());
     CHECK(idle.call(resp({"PING"}), 7) == "+PONG\r\n");
     CHECK(server.terminate() == 0);
@@ -197,13 +206,22 @@ TEST_CASE("SHUTDOWN and SIGTERM stop the server cleanly", "[kv][e2e]") {
 
 TEST_CASE("a client that does not read is not read from past the output limit", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
-  Client c(server.port());
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--accept", "single"}));
+  Client first(server.port());
+  Client second(server.port());  // with two threads, on the other shard (--accept single)
   std::string value(1 << 20, 'v');
-  std::thread writer([&] { c.send(resp({"SET", "big", value})); });
-  CHECK(c.read_exact(5) == "+OK\r\n");
+  std::thread writer([&] { first.send(resp({"SET", "big", value})); });
+  CHECK(first.read_exact(5) == "+OK\r\n");
   writer.join();
+  // With two threads, read from the shard that owns the key: replies still
+  // due from another shard are not bounded by the output limit yet (a known
+  // gap of the sharded core: docs/KV.md, "Running on many threads"). INFO's
+  // keyspace line is the connection's own shard's.
+  Client& c = t.threads == 1 || (first.send(resp({"INFO", "keyspace"})), first.read_available()).find("keys=1") !=
+                                    std::string::npos
+                  ? first
+                  : second;
   long before = server.rss_kib();
   std::string gets;
   for (int i = 0; i < 800; ++i) gets += resp({"GET", "big"});  // 800 MiB of replies
@@ -223,8 +241,8 @@ TEST_CASE("a client that does not read is not read from past the output limit", 
 
 TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend, {}, 32);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args(), 32);
   std::vector<std::unique_ptr<Client>> clients;
   for (int i = 0; i < 60; ++i) clients.push_back(std::make_unique<Client>(server.port()));
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -247,8 +265,8 @@ TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e
 
 TEST_CASE("CONFIG SET timeout closes idle connections and spares active ones", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client active(server.port());
   Client idle(server.port());
   CHECK(idle.call(resp({"PING"}), 7) == "+PONG\r\n");
@@ -266,8 +284,8 @@ TEST_CASE("CONFIG SET timeout closes idle connections and spares active ones", "
 TEST_CASE("CONFIG SET hz changes how often the server's cron runs", "[kv][e2e]") {
   using std::chrono::milliseconds;
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend);
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
   Client c(server.port());
   CHECK(c.call(resp({"CONFIG", "SET", "hz", "1"}), 5) == "+OK\r\n");
   std::this_thread::sleep_for(milliseconds(150));  // the sleep begun at hz 10 ends; the next lasts 1 s
@@ -288,8 +306,8 @@ TEST_CASE("CONFIG SET hz changes how often the server's cron runs", "[kv][e2e]")
 
 TEST_CASE("--maxmemory and --timeout set the limits from the start", "[kv][e2e]") {
   Target t = pick_target();
-  INFO(t.exe << " --backend " << t.backend);
-  ServerProcess server(t.exe, t.backend, {"--maxmemory", "1kb", "--timeout", "7"});
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--maxmemory", "1kb", "--timeout", "7"}));
   Client c(server.port());
   const std::string oom = "-OOM command not allowed when used memory > 'maxmemory'.\r\n";
   CHECK(c.call(resp({"SET", "k", "v"}), oom.size()) == oom);

@@ -1,5 +1,6 @@
 // The KV server's --unixsocket and --unixsocketperm end to end: both
-// executables on both backends, spoken to with redis-cli -s and
+// executables on both backends and with --threads 1 and 2 (the socket is
+// served by shard 0, beside the TCP port spread over the shards), spoken to with redis-cli -s and
 // redis-benchmark -s beside the TCP port, and what a bad path or mode does,
 // checked against redis-server's behaviour (see docs/KV.md).
 #include <catch2/catch.hpp>
@@ -12,32 +13,20 @@
 #include <utility>
 
 #include "e2e_support.hpp"
+#include "e2e_target.hpp"
 #include "kv_test_util.hpp"
 #include "support/temp_dir.hpp"
 
 using kve2e::Client;
 using kve2e::ServerProcess;
+using kve2e::Target;
+using kve2e::pick_exe;
+using kve2e::pick_target;
 using kvtest::resp;
 
 namespace {
 
-std::string pick_exe() {
-  const std::string voice = GENERATE(as<std::string>{}, "DUET_KV_STACKLESS", "DUET_KV_STACKFUL");
-  const char* env = std::getenv(voice.c_str());
-  if (env == nullptr) FAIL("set " << voice << " to the executable's path (meson test does)");
-  return env;
-}
-
-// Runs a shell command (bounded by timeout(1)); returns its exit status and stdout + stderr.
-std::pair<int, std::string> run(const std::string& command) {
-  FILE* p = ::popen(("timeout 60 " + command + " 2>&1").c_str(), "r");
-  if (p == nullptr) return {-1, {}};
-  std::string out;
-  char buf[4096];
-  for (std::size_t n = 0; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
-  const int status = ::pclose(p);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
+std::pair<int, std::string> run(const std::string& command) { return kve2e::run_command(command); }
 
 bool have_redis_tools() {
   return std::system("command -v redis-cli >/dev/null && command -v redis-benchmark >/dev/null") == 0;
@@ -52,9 +41,8 @@ mode_t file_mode(const std::string& path) {
 
 TEST_CASE("redis-cli -s and redis-benchmark -s reach the server on its Unix socket while TCP keeps working",
           "[kv][e2e]") {
-  const std::string exe = pick_exe();
-  const std::string backend = GENERATE(as<std::string>{}, "io_uring", "epoll");
-  INFO(exe << " --backend " << backend);
+  const Target t = pick_target();
+  INFO(t.describe());
   if (!have_redis_tools()) {
     WARN("redis-cli / redis-benchmark not found (apt-get install redis-tools): skipped");
     return;
@@ -62,7 +50,7 @@ TEST_CASE("redis-cli -s and redis-benchmark -s reach the server on its Unix sock
   duet::test::TempDir dir("duet-kv-unix");
   const std::string path = dir.file("kv.sock");
   {
-    ServerProcess server(exe, backend, {"--unixsocket", path, "--unixsocketperm", "700"});
+    ServerProcess server(t.exe, t.backend, t.args({"--unixsocket", path, "--unixsocketperm", "700"}));
     CHECK(file_mode(path) == 0700);
     const std::string cli = "redis-cli --no-raw -s " + path + " ";
     CHECK(run(cli + "SET where unix").second == "OK\n");
@@ -83,15 +71,17 @@ TEST_CASE("redis-cli -s and redis-benchmark -s reach the server on its Unix sock
 
 TEST_CASE("a stale socket file is replaced, and without --unixsocketperm the umask decides", "[kv][e2e]") {
   const std::string exe = pick_exe();
+  const Target t{exe, "epoll", kve2e::pick_threads()};
+  INFO(t.describe());
   duet::test::TempDir dir("duet-kv-unix");
   const std::string path = dir.file("kv.sock");
   {
-    ServerProcess first(exe, "epoll", {"--unixsocket", path});
+    ServerProcess first(exe, "epoll", t.args({"--unixsocket", path}));
     ::kill(first.pid(), SIGKILL);  // dies without removing its socket file
     first.wait_exit();
   }
   REQUIRE(file_mode(path) != 0);
-  ServerProcess second(exe, "epoll", {"--unixsocket", path});
+  ServerProcess second(exe, "epoll", t.args({"--unixsocket", path}));
   const mode_t mask = ::umask(0);
   ::umask(mask);
   CHECK(file_mode(path) == (0777 & ~mask));

@@ -1,0 +1,40 @@
+// ShardRuntime: a ShardSet for the KV server's shards, the cluster's
+// transport over it, and the listening sockets, bound before any shard serves.
+#include "kv/shard_runtime.hpp"
+
+#include "io/socket_ops.hpp"
+
+namespace duet::kv {
+
+ShardRuntime::ShardRuntime(ServerRuntime& rt, ShardRunner& runner) {
+  rt.open_backend([&](Backend backend) {
+    set_.reset();  // a failed io_uring attempt leaves nothing behind
+    set_.emplace(ShardSetOptions{.shards = rt.threads(), .backend = backend, .calling_thread = true}, runner);
+  });
+  rt.cluster().set_transport(
+      [](void* set, std::size_t shard, LoopMessage& msg) noexcept { static_cast<ShardSet*>(set)->shard(shard).send(msg); },
+      &*set_);
+  bind_listeners(rt);
+}
+
+// The sockets exist before any shard runs, so port 0's pick is known and
+// logged (the tests read it) before the first accept.
+void ShardRuntime::bind_listeners(ServerRuntime& rt) {
+  if (rt.plain_port()) {
+    rt.bind_listener([&](const SocketAddress& address) {
+      spreader_.emplace(rt.threads(), address, SpreadOptions{.mode = rt.accept_mode()});
+    });
+  }
+  if (rt.tls_context() != nullptr) {
+    rt.bind_tls_listener([&](const SocketAddress& address) { tls_listener_ = open_listener(address, {}); });
+  }
+  rt.bind_unix_listener([&](const SocketAddress& address, const ListenOptions& options) {
+    unix_listener_ = open_listener(address, options);
+  });
+  if (spreader_) rt.on_listening(spreader_->local_address());
+  if (tls_listener_) rt.on_listening_tls(local_address_of(tls_listener_.get()));
+}
+
+ShardRuntime::~ShardRuntime() { set_.reset(); }
+
+}  // namespace duet::kv
