@@ -31,7 +31,7 @@ using kv::ServerRuntime;
 template <typename Stream>
 bool flush(ServerRuntime& rt, Stream& conn, kv::Session& session, const std::stop_token& stop) {
   const auto out = session.output();
-  kv::wait_durable(rt.aof());
+  kv::wait_durable(rt.durability());
   if (!conn.send_all(out, stop)) return false;
   session.consume_output(out.size());
   return true;
@@ -216,12 +216,22 @@ void run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
   for (fiber::Fiber<void>* f : {&ticker, &tls_accept, &unix_accept}) {
     if (f->joinable()) f->join();  // the ticker ends at the stop: without a port, this waits for it
   }
+  // The append-only file: every other shard's last records reach shard 0
+  // before it writes and fsyncs the rest.
+  if (i != 0) {
+    rt.stop_shard_aof(i);
+  } else {
+    while (!rt.feeds_stopped()) fiber::sleep_for(std::chrono::milliseconds(1));
+    rt.stop_aof();
+  }
 }
 
 int run_sharded(ServerRuntime& rt) {
   kv::ShardRuntime shards(rt, fiber::shard_runner());
   shards.run([&] {
-    for (std::size_t i = 0; i < shards.size(); ++i) fiber::spawn_on(shards.shard(i), [&, i] { run_shard(rt, shards, i); });
+    rt.start_sharded_aof(shards.shard(0).loop(), [&] {
+      for (std::size_t i = 0; i < shards.size(); ++i) fiber::spawn_on(shards.shard(i), [&, i] { run_shard(rt, shards, i); });
+    });
   });
   rt.on_stopped();
   return 0;

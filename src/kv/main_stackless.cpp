@@ -38,7 +38,7 @@ using kv::ServerRuntime;
 template <typename Stream>
 Task<bool> flush(ServerRuntime& rt, Stream& conn, kv::Session& session, std::stop_token stop) {
   const auto out = session.output();
-  co_await kv::aof_durable(rt.aof());
+  co_await kv::aof_durable(rt.durability());
   if (!co_await conn.send_all(out, std::move(stop))) co_return false;
   session.consume_output(out.size());
   co_return true;
@@ -242,12 +242,22 @@ Task<void> run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i)
     scope.spawn(serve_shard(*spreader, handler, on_error));
   }
   co_await scope.join();
+  // The append-only file: every other shard's last records reach shard 0
+  // before it writes and fsyncs the rest.
+  if (i != 0) {
+    rt.stop_shard_aof(i);
+  } else {
+    while (!rt.feeds_stopped()) co_await sleep_for(loop, std::chrono::milliseconds(1));
+    rt.stop_aof();
+  }
 }
 
 int run_sharded(ServerRuntime& rt) {
   kv::ShardRuntime shards(rt, loop_runner());
   shards.run([&] {
-    for (std::size_t i = 0; i < shards.size(); ++i) spawn_on(shards.shard(i), [&, i] { return run_shard(rt, shards, i); });
+    rt.start_sharded_aof(shards.shard(0).loop(), [&] {
+      for (std::size_t i = 0; i < shards.size(); ++i) spawn_on(shards.shard(i), [&, i] { return run_shard(rt, shards, i); });
+    });
   });
   rt.on_stopped();
   return 0;

@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "io/socket_ops.hpp"
+#include "runtime/shard.hpp"
 
 namespace duet::kv {
 namespace {
@@ -58,9 +59,6 @@ int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Bod
 
 ServerRuntime::ServerRuntime(ServerOptions options)
     : options_(std::move(options)), cluster_(options_.threads, options_.config), log_(state().config()) {
-  if (cluster_.size() > 1 && options_.config.appendonly) {
-    throw std::runtime_error("appendonly with --threads > 1 is not supported yet");
-  }
   for (std::size_t i = 0; i < cluster_.size(); ++i) {
     ServerState& state = cluster_.shard(i).state();
     state.set_socket_namer([](int fd, bool peer) {
@@ -238,6 +236,29 @@ std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, 
   return milliseconds(50);
 }
 
+void ServerRuntime::start_sharded_aof(EventLoop& loop, std::function<void()> serve) {
+  start_aof(loop);
+  if (!aof_ || cluster_.size() < 2) return serve();
+  feed_stopped_msgs_ = std::make_unique<FeedStopped[]>(cluster_.size());
+  sharded_aof_ = std::make_unique<ShardedAof>(cluster_, *aof_);
+  sharded_aof_->start(std::move(serve));
+}
+
+void ServerRuntime::stop_shard_aof(std::size_t shard) {
+  if (!sharded_aof_ || shard == 0) return;
+  sharded_aof_->feed(shard).uninstall();  // publishes what it still holds
+  FeedStopped& msg = feed_stopped_msgs_[shard];
+  msg.rt = this;
+  msg.run_ = [](LoopMessage* m) noexcept { ++static_cast<FeedStopped*>(m)->rt->feeds_stopped_; };
+  cluster_.send(0, msg);  // behind that last record in shard 0's inbox
+}
+
+AofDurability* ServerRuntime::durability() noexcept {
+  if (cluster_.size() < 2) return aof_.get();
+  const Shard* shard = this_shard();
+  return shard != nullptr ? cluster_.shard(shard->id()).durability() : nullptr;
+}
+
 void ServerRuntime::start_aof(EventLoop& loop) {
   if (!state().config().appendonly) return;
   auto aof = std::make_unique<AofService>(state(), loop, [this](bool warning, const std::string& line) {
@@ -250,11 +271,15 @@ void ServerRuntime::start_aof(EventLoop& loop) {
 bool ServerRuntime::tick(std::size_t shard) {
   // Budget: up to 10k volatile keys per tick (100k/s at hz 10), like Redis's
   // "fast" effort; the cycle is O(budget) so it never stalls the loop.
-  ServerState& state = cluster_.shard(shard).state();
+  KvShard& here = cluster_.shard(shard);
+  ServerState& state = here.state();
   const std::int64_t now = state.now_ms();
-  state.store().active_expire_cycle(now, 10'000);
+  // Not while a job over several shards holds this one: it sees the keyspace
+  // stand still (a rewrite's snapshot, an MGET's).
+  if (here.gate().open()) state.store().active_expire_cycle(now, 10'000);
   state.close_idle_clients(now);
-  if (aof_) aof_->tick();
+  if (shard == 0 && aof_) aof_->tick();
+  if (shard == 0 && sharded_aof_) sharded_aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || stop_.load(std::memory_order_relaxed);
 }
 

@@ -56,12 +56,14 @@
 #include <memory>
 #include <string_view>
 #include <system_error>
+#include <vector>
 
 #include "io/backend.hpp"
 #include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
 #include "io/socket_ops.hpp"
 #include "kv/aof/aof_service.hpp"
+#include "kv/aof/shard_rewrite.hpp"
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
 #include "kv/server_state.hpp"
@@ -109,6 +111,21 @@ class ServerRuntime {
   // non-null; on_stopped() flushes and fsyncs it while the loop is still alive.
   void start_aof(EventLoop& loop);
   [[nodiscard]] AofService* aof() noexcept { return aof_.get(); }
+  // --threads N > 1 (kv/aof/shard_rewrite.hpp): one file, on shard 0.
+  // start_sharded_aof(loop, serve) on shard 0, every shard's loop running
+  // and none serving yet: loads the file into shard 0, spreads the keys,
+  // gives every other shard a feed, then calls serve() (at once without AOF). At the stop, each shard i > 0 calls stop_shard_aof(i)
+  // once its connections are gone (its feed publishes what it holds and tells
+  // shard 0); shard 0 waits for feeds_stopped(), then stop_aof() flushes and
+  // fsyncs while its loop is alive.
+  void start_sharded_aof(EventLoop& loop, std::function<void()> serve);
+  void stop_shard_aof(std::size_t shard);
+  [[nodiscard]] bool feeds_stopped() const noexcept { return !sharded_aof_ || feeds_stopped_ + 1 >= cluster_.size(); }
+  void stop_aof() {
+    if (aof_) aof_->shutdown();
+  }
+  // What the calling shard's connections wait on before they send (null: no AOF).
+  [[nodiscard]] AofDurability* durability() noexcept;
 
   [[nodiscard]] bool admit(int fd, std::size_t shard = 0);
   void on_disconnect() noexcept { connections_.fetch_sub(1, std::memory_order_relaxed); }
@@ -130,7 +147,13 @@ class ServerRuntime {
   std::unique_ptr<TlsContext> tls_;
   std::atomic<int> spare_fd_{-1};  // reserved for the EMFILE dance; a shard takes it by exchange
   std::atomic<std::int64_t> last_emfile_log_ms_{0};
-  std::unique_ptr<AofService> aof_;  // last: goes before the state it observes
+  struct FeedStopped final : LoopMessage {
+    ServerRuntime* rt = nullptr;
+  };
+  std::unique_ptr<FeedStopped[]> feed_stopped_msgs_;  // one per shard
+  std::size_t feeds_stopped_ = 0;  // shard 0's thread
+  std::unique_ptr<AofService> aof_;  // last two: go before the state they observe
+  std::unique_ptr<ShardedAof> sharded_aof_;
 };
 
 }  // namespace duet::kv

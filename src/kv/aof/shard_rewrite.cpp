@@ -59,8 +59,14 @@ class RewriteJob final : public ShardJob {
 
 ShardedAof::ShardedAof(KvCluster& cluster, AofService& service) : cluster_(cluster), service_(service) {}
 
-void ShardedAof::start() {
-  cluster_.redistribute_keys();
+void ShardedAof::start(std::function<void()> serve) {
+  cluster_.redistribute_keys([this, serve = std::move(serve)] {
+    install();
+    serve();
+  });
+}
+
+void ShardedAof::install() {
   feeds_.resize(cluster_.size());
   KvShard& sink = cluster_.shard(0);
   sink.set_durability(&service_);

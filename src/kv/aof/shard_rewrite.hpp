@@ -3,11 +3,11 @@
 //
 // Contract
 // - Made on shard 0's thread once AofService (shard 0) has opened and loaded
-//   the file into shard 0's store; start() spreads the loaded keys to their
-//   shards (KvCluster::redistribute_keys), installs an AofFeed on every other
-//   shard and routes every rewrite (BGREWRITEAOF from any shard, and the
-//   automatic one) through launch_rewrite(). Every shard's loop must be
-//   running, and no shard may serve yet.
+//   the file into shard 0's store; start(serve) spreads the loaded keys to
+//   their shards (KvCluster::redistribute_keys), installs an AofFeed on every
+//   other shard, routes every rewrite (BGREWRITEAOF from any shard, and the
+//   automatic one) through launch_rewrite(), then calls serve(). Every
+//   shard's loop must be running, and no shard may serve before serve().
 // - A rewrite is a job over every shard (RewriteJob): holding every gate, each
 //   shard publishes its staged records and writes its keyspace as records;
 //   then, before any gate opens, shard 0 starts the rewrite with that
@@ -24,6 +24,7 @@
 #pragma once
 
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,7 +42,8 @@ class ShardedAof {
   ShardedAof& operator=(const ShardedAof&) = delete;
   ~ShardedAof() = default;
 
-  void start();
+  // Spreads the loaded keys, then installs the feeds, then calls serve() (on shard 0).
+  void start(std::function<void()> serve);
   bool launch_rewrite(KvShard& from, std::string& message);
   void tick();  // shard 0, from the server's timer
   // The feed of shard i (i > 0), for its thread's shutdown: feed(i).uninstall().
@@ -49,6 +51,7 @@ class ShardedAof {
   void begin_rewrite(std::string snapshot);  // shard 0: RewriteJob's last step
 
  private:
+  void install();
   KvCluster& cluster_;
   AofService& service_;
   std::vector<std::unique_ptr<AofFeed>> feeds_;  // [0] is empty: shard 0 has the service

@@ -1,6 +1,6 @@
 #include "kv/shard/kv_cluster.hpp"
 
-#include <latch>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -45,42 +45,72 @@ KvCluster::KvCluster(std::size_t shards, const ServerConfig& config) {
   }
 }
 
-// Shard k copies its keys out of shard 0's store on its own thread (so its
-// allocations count as its memory: detail::CountingAllocator), while shard
-// 0's thread waits; then shard 0 drops what it no longer owns.
-void KvCluster::redistribute_keys() {
-  if (size() < 2) return;
-  Store& from = shard(0).state().store();
-  struct Copy final : LoopMessage {
-    KvCluster* cluster = nullptr;
-    std::size_t shard = 0;
-    std::latch* done = nullptr;
-  };
-  std::latch done(static_cast<std::ptrdiff_t>(size() - 1));
-  std::vector<Copy> copies(size());
-  for (std::size_t k = 1; k < size(); ++k) {
-    copies[k].cluster = this;
-    copies[k].shard = k;
-    copies[k].done = &done;
-    copies[k].run_ = [](LoopMessage* msg) noexcept {
-      auto& copy = static_cast<Copy&>(*msg);
-      KvCluster& cluster = *copy.cluster;
-      Store& source = cluster.shard(0).state().store();
-      Store& target = cluster.shard(copy.shard).state().store();
-      for (int db = 0; db < Store::db_count; ++db) {
-        source.db(db).scan(0, SIZE_MAX, 0, [&](Entry& e) {  // now = 0: read, never expire, on a store not ours
-          if (key_shard(as_view(e.key), cluster.size()) != copy.shard) return;
-          bool created = false;
-          Entry& mine = target.db(db).upsert(as_view(e.key), 0, created);
-          mine.value.assign(e.value.data(), e.value.size());
-          target.db(db).set_expire(mine, e.expire_at);
-        });
-      }
-      copy.done->count_down();
-    };
-    send(k, copies[k]);
+namespace {
+
+struct Spread;
+struct Copy final : LoopMessage {
+  Spread* spread = nullptr;
+  std::size_t shard = 0;
+};
+struct Spread {
+  KvCluster* cluster = nullptr;
+  std::unique_ptr<Copy[]> copies;
+  std::size_t remaining = 0;  // shard 0's thread
+  std::function<void()> done;
+};
+
+void copy_keys(LoopMessage* msg) noexcept;
+void copied(LoopMessage* msg) noexcept;
+
+// On shard k: take its keys from shard 0's store (shard 0 only waits meanwhile).
+void copy_keys(LoopMessage* msg) noexcept {
+  auto& c = static_cast<Copy&>(*msg);
+  KvCluster& cluster = *c.spread->cluster;
+  Store& source = cluster.shard(0).state().store();
+  Store& target = cluster.shard(c.shard).state().store();
+  for (int db = 0; db < Store::db_count; ++db) {
+    source.db(db).scan(0, SIZE_MAX, 0, [&](Entry& e) {  // now = 0: read, never expire, on a store not ours
+      if (key_shard(as_view(e.key), cluster.size()) != c.shard) return;
+      bool created = false;
+      Entry& mine = target.db(db).upsert(as_view(e.key), 0, created);
+      mine.value.assign(e.value.data(), e.value.size());
+      target.db(db).set_expire(mine, e.expire_at);
+    });
   }
-  done.wait();
+  c.run_ = &copied;
+  cluster.send(0, c);
+}
+
+// On shard 0: the last report drops the moved keys and goes on.
+void copied(LoopMessage* msg) noexcept {
+  Spread* spread = static_cast<Copy&>(*msg).spread;
+  if (--spread->remaining != 0) return;
+  spread->cluster->drop_moved_keys();
+  auto done = std::move(spread->done);
+  delete spread;
+  done();
+}
+
+}  // namespace
+
+// Shard k copies its keys out of shard 0's store on its own thread (so its
+// allocations count as its memory: detail::CountingAllocator) and reports
+// back; once all have, shard 0 drops what it no longer owns. Nothing blocks:
+// a shard's sends wake their targets only at the end of its turn.
+void KvCluster::redistribute_keys(std::function<void()> done) {
+  if (size() < 2) return done();
+  auto* spread = new Spread{this, std::make_unique<Copy[]>(size()), size() - 1, std::move(done)};
+  for (std::size_t k = 1; k < size(); ++k) {
+    Copy& copy = spread->copies[k];
+    copy.spread = spread;
+    copy.shard = k;
+    copy.run_ = &copy_keys;
+    send(k, copy);
+  }
+}
+
+void KvCluster::drop_moved_keys() {
+  Store& from = shard(0).state().store();
   for (int db = 0; db < Store::db_count; ++db) {
     std::vector<Entry*> moved;
     from.db(db).scan(0, SIZE_MAX, 0, [&](Entry& e) {

@@ -19,14 +19,15 @@
 //   cluster.set_transport([](void* set, std::size_t i, LoopMessage& m) noexcept { ... }, &set);
 //   Session session(cluster.shard(0).state(), fd, &cluster.shard(0));
 //
-// - redistribute_keys() moves every key of shard 0's store to the shard that
-//   owns it: the append-only file is loaded into shard 0 as one server would
-//   load it (atomic commands replayed whole), then spread. On shard 0's
-//   thread, before any shard serves, with every shard's loop running (each
-//   copies its keys on its own thread while shard 0's thread waits).
+// - redistribute_keys(done) moves every key of shard 0's store to the shard
+//   that owns it: the append-only file is loaded into shard 0 as one server
+//   would load it (atomic commands replayed whole), then spread. On shard 0's
+//   thread, before any shard serves, with every shard's loop running: each
+//   copies its keys on its own thread, and done() runs on shard 0 after.
 #pragma once
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -88,7 +89,8 @@ class KvCluster {
     transport_context_ = context;
   }
   void send(std::size_t shard, LoopMessage& msg) const noexcept { transport_(transport_context_, shard, msg); }
-  void redistribute_keys();
+  void redistribute_keys(std::function<void()> done);
+  void drop_moved_keys();  // shard 0's keys that other shards own: gone
 
  private:
   std::vector<std::unique_ptr<KvShard>> shards_;
