@@ -279,7 +279,6 @@ bool ServerRuntime::tick(std::size_t shard) {
   if (here.gate().open()) state.store().active_expire_cycle(now, 10'000);
   state.close_idle_clients(now);
   if (shard == 0 && aof_) aof_->tick();
-  if (shard == 0 && sharded_aof_) sharded_aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || stop_.load(std::memory_order_relaxed);
 }
 

@@ -120,7 +120,8 @@ std::size_t Session::run_commands(std::string_view input) {
     // Not with many shards: half the keys live elsewhere, and a run that stops
     // at a command for several shards would look at the same keys again.
     if (used != 0 && used >= prefetched_to && dispatch_ == nullptr) prefetched_to = used + prefetch_keys(input.substr(used));
-    if (out_.size() >= config.client_output_limit) {
+    const std::size_t held = dispatch_ == nullptr ? 0 : dispatch_->held_bytes();  // replies behind others still due
+    if (out_.size() + held >= config.client_output_limit) {
       blocked_ = true;
       break;
     }

@@ -65,14 +65,15 @@ long hammer_incr(int port, const std::atomic<bool>& stop, long& sent) {
 
 }  // namespace
 
-TEST_CASE("a restart keeps the data and the absolute expiry times, for both executables on both backends") {
+TEST_CASE("a restart keeps the data and the absolute expiry times, for both executables on both backends, on one thread or two") {
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");
-  INFO(voice << " on " << backend);
+  const char* threads = GENERATE("1", "2");
+  INFO(voice << " on " << backend << ", --threads " << threads);
   TempDir dir("duet-aof-e2e");
   const std::int64_t expire_at = now_ms() + 3'600'000;
   {
-    Server server(exe(voice), backend, dir.path());
+    Server server(exe(voice), backend, dir.path(), {"--threads", threads});
     REQUIRE(server.running());
     Client c(server.port());
     CHECK(c.call({"SET", "plain", "hello"}) == "+OK");
@@ -83,10 +84,14 @@ TEST_CASE("a restart keeps the data and the absolute expiry times, for both exec
     CHECK(c.call({"SET", "short", "v", "PX", "200"}) == "+OK");
     CHECK(c.call({"SELECT", "5"}) == "+OK");
     CHECK(c.call({"APPEND", "in5", "abc"}) == ":3");
+    // Commands over keys that (with two threads) live on both shards: logged once, whole.
+    CHECK(c.call({"MSET", "m1", "a", "m2", "b", "m3", "c", "m4", "d"}) == "+OK");
+    CHECK(c.call({"RENAME", "m3", "r3"}) == "+OK");
+    CHECK(c.call({"DEL", "m4", "m2", "nothing"}) == ":2");
     CHECK(server.stop(SIGTERM) == 0);
   }
   ::usleep(300'000);  // "short" expires while the server is down
-  Server server(exe(voice), backend, dir.path());
+  Server server(exe(voice), backend, dir.path(), {"--threads", threads});
   REQUIRE(server.running());
   Client c(server.port());
   CHECK(c.call({"GET", "plain"}) == "hello");
@@ -98,6 +103,8 @@ TEST_CASE("a restart keeps the data and the absolute expiry times, for both exec
   CHECK(c.call({"GET", "short"}) == "(nil)");
   CHECK(c.call({"SELECT", "5"}) == "+OK");
   CHECK(c.call({"GET", "in5"}) == "abc");
+  CHECK(c.call({"EXISTS", "m1", "m2", "m3", "r3", "m4"}) == ":2");
+  CHECK(c.call({"GET", "r3"}) == "c");
   CHECK(server.stop(SIGTERM) == 0);
 }
 
@@ -108,7 +115,8 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");
   const char* policy = GENERATE("always", "everysec");
-  INFO(voice << " on " << backend << ", appendfsync " << policy);
+  const char* threads = GENERATE("1", "2");
+  INFO(voice << " on " << backend << ", appendfsync " << policy << ", --threads " << threads);
   TempDir dir("duet-aof-e2e");
   std::mt19937 rng(std::random_device{}());
   long acked = 0;
@@ -116,7 +124,7 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
   int port = 0;
   int rewrites = 0;
   for (int round = 0; round < 6; ++round) {  // 4 combinations x 6 = 24 kills per policy
-    Server server(exe(voice), backend, dir.path(), {"--appendfsync", policy}, port);
+    Server server(exe(voice), backend, dir.path(), {"--appendfsync", policy, "--threads", threads}, port);
     INFO("round " << round << " on port " << port << ": " << server.log());
     REQUIRE(server.running());
     port = server.port();
@@ -139,7 +147,7 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
     killer.join();
     server.stop(SIGKILL);
   }
-  Server server(exe(voice), backend, dir.path(), {"--appendfsync", policy}, port);
+  Server server(exe(voice), backend, dir.path(), {"--appendfsync", policy, "--threads", threads}, port);
   INFO(server.log());
   REQUIRE(server.running());
   Client check(server.port());
@@ -153,12 +161,13 @@ TEST_CASE("no acknowledged INCR is lost when the server is SIGKILLed at random m
 // right as the last one finishes (the aof_rewrite_loss repro): a write acked
 // while a rewrite switched files used to be in neither file. The unit test in
 // aof_service_test shows the same window deterministically.
-TEST_CASE("every write acknowledged to concurrent writers during rewrites survives a kill -9, for both executables on both backends") {
+TEST_CASE("every write acknowledged to concurrent writers during rewrites survives a kill -9, for both executables on both backends, on one thread or two") {
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");
-  INFO(voice << " on " << backend);
+  const char* threads = GENERATE("1", "2");
+  INFO(voice << " on " << backend << ", --threads " << threads);
   TempDir dir("duet-aof-e2e");
-  auto server = std::make_unique<Server>(exe(voice), backend, dir.path(), std::vector<std::string>{"--appendfsync", "always"});
+  auto server = std::make_unique<Server>(exe(voice), backend, dir.path(), std::vector<std::string>{"--appendfsync", "always", "--threads", threads});
   REQUIRE(server->running());
   const int port = server->port();
   Client admin(port);
@@ -179,7 +188,7 @@ TEST_CASE("every write acknowledged to concurrent writers during rewrites surviv
   stop = true;
   for (auto& w : writers) w.join();
   server.reset();  // reaps it; the restart comes at once, on the same port
-  Server again(exe(voice), backend, dir.path(), {}, port);
+  Server again(exe(voice), backend, dir.path(), {"--threads", threads}, port);
   INFO(again.log());
   REQUIRE(again.running());
   Client check(port);

@@ -128,7 +128,7 @@ TEST_CASE("--maxclients counts the connections of every shard", "[kv][e2e][threa
   CHECK(stats.find("rejected_connections:1") != std::string::npos);
 }
 
-TEST_CASE("--threads is checked, and --appendonly with more than one thread is refused for now", "[kv][e2e][threads]") {
+TEST_CASE("--threads and --accept are checked", "[kv][e2e][threads]") {
   const std::string exe = kve2e::pick_exe();
   for (const std::string bad : {"0", "65", "two"}) {
     const auto [status, out] = kve2e::run_command(exe + " --port 0 --threads " + bad);
@@ -138,7 +138,4 @@ TEST_CASE("--threads is checked, and --appendonly with more than one thread is r
   const auto [accept_status, accept_out] = kve2e::run_command(exe + " --port 0 --accept sometimes");
   CHECK(accept_status == 2);
   CHECK(accept_out.find("for --accept: expected reuseport or single") != std::string::npos);
-  const auto [status, out] = kve2e::run_command(exe + " --port 0 --threads 2 --appendonly yes --dir /tmp");
-  CHECK(status == 1);
-  CHECK(out.find("appendonly with --threads > 1 is not supported yet") != std::string::npos);
 }

@@ -195,3 +195,26 @@ TEST_CASE("a connection that goes away with commands on other shards leaks nothi
   kvtest::settle(fake, {&other});
   CHECK(other.take() == "$1\r\nv\r\n*2\r\n$-1\r\n$-1\r\n");  // the MSET never left: it waited for the SET
 }
+
+TEST_CASE("a connection keeps at most 128 commands waiting on other shards, so a pipeline of big GETs stays bounded",
+          "[kv][shard]") {
+  FakeShards fake(2);
+  ShardClient client(fake, 0);
+  const std::string big(100'000, 'v');
+  const std::string key = fake.key_on(1, "big");
+  client.send(resp({"SET", key, big}));
+  kvtest::settle(fake, {&client});
+  client.take();
+  std::string pipeline;
+  for (int i = 0; i < 300; ++i) pipeline += resp({"GET", key});
+  client.send(pipeline);
+  std::size_t round_trips = 0;
+  while (fake.step()) {
+    ++round_trips;
+    client.drain();
+  }
+  kvtest::settle(fake, {&client});
+  const std::string replies = client.take();
+  CHECK(replies.size() == 300 * (big.size() + 11));  // "$100000\r\n" + value + "\r\n", every one
+  CHECK(round_trips >= 2 * 3);  // 300 commands in batches of at most 128: three there and back
+}

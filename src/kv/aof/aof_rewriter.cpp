@@ -232,6 +232,7 @@ void AofRewriter::switched(int res, std::uint64_t size) {
   }
   frozen_.clear();
   reset();
+  if (on_end_) on_end_();
 }
 
 void AofRewriter::abort() noexcept {
@@ -241,6 +242,7 @@ void AofRewriter::abort() noexcept {
   running_ = false;
   ::unlink(temp_path_.c_str());
   reset();
+  if (on_end_) on_end_();
 }
 
 }  // namespace duet::kv

@@ -72,6 +72,8 @@ class AofRewriter {
   [[nodiscard]] bool running() const noexcept { return running_; }
   void before_write(const Command& cmd, CommandContext& ctx);
   void abort() noexcept;
+  // Called when a rewrite ends, switched in, failed or aborted (loop thread).
+  void set_on_end(std::function<void()> on_end) { on_end_ = std::move(on_end); }
 
   [[nodiscard]] std::uint64_t completed() const noexcept { return completed_; }
   [[nodiscard]] bool last_ok() const noexcept { return last_ok_; }
@@ -122,6 +124,7 @@ class AofRewriter {
   std::uint64_t completed_ = 0;
   bool last_ok_ = true;
   std::uint64_t last_size_ = 0;
+  std::function<void()> on_end_;
 };
 
 }  // namespace duet::kv

@@ -62,6 +62,7 @@ class AofService final : public WriteObserver, public AofSink {
   using Launcher = std::function<bool(std::string& message)>;
   void set_rewrite_launcher(Launcher launch) { launcher_ = std::move(launch); }
   bool start_rewrite_from(std::string snapshot, std::string& message);
+  void set_rewrite_ended(std::function<void()> ended) { rewriter_->set_on_end(std::move(ended)); }
   void log_warning(const std::string& line) const { log_(true, line); }
   void tick();
   void shutdown();

@@ -70,6 +70,7 @@ void ShardedAof::install() {
   feeds_.resize(cluster_.size());
   KvShard& sink = cluster_.shard(0);
   sink.set_durability(&service_);
+  service_.set_rewrite_ended([this] { rewriting_.store(false, std::memory_order_release); });
   service_.set_rewrite_launcher([this, &sink](std::string& message) { return launch_rewrite(sink, message); });
   for (std::size_t i = 1; i < cluster_.size(); ++i) {
     KvShard& shard = cluster_.shard(i);
@@ -84,7 +85,6 @@ bool ShardedAof::launch_rewrite(KvShard& from, std::string& message) {
     message = "ERR Background append only file rewriting already in progress";
     return false;
   }
-  launching_.fetch_add(1, std::memory_order_acq_rel);
   (new RewriteJob(from, *this))->start(nullptr);
   message = "Background append only file rewriting started";
   return true;
@@ -92,16 +92,9 @@ bool ShardedAof::launch_rewrite(KvShard& from, std::string& message) {
 
 void ShardedAof::begin_rewrite(std::string snapshot) {
   std::string message;
-  if (!service_.start_rewrite_from(std::move(snapshot), message)) service_.log_warning(message);
-  launching_.fetch_sub(1, std::memory_order_acq_rel);
-}
-
-// The flag drops once the rewrite that set it has begun on shard 0 and ended.
-void ShardedAof::tick() {
-  if (rewriting_.load(std::memory_order_acquire) && launching_.load(std::memory_order_acquire) == 0 &&
-      !service_.rewriter().running()) {
-    rewriting_.store(false, std::memory_order_release);
-  }
+  if (service_.start_rewrite_from(std::move(snapshot), message)) return;  // set_rewrite_ended clears the flag
+  service_.log_warning(message);
+  rewriting_.store(false, std::memory_order_release);
 }
 
 }  // namespace duet::kv

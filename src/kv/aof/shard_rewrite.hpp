@@ -17,7 +17,7 @@
 //   is every write once. Every shard stands still while it writes out its
 //   keyspace (documented in docs/AOF.md; the one-shard rewrite is incremental).
 // - launch_rewrite() from any shard's thread: false and Redis's message when
-//   one is already on its way or running. tick() on shard 0 notices the end.
+//   one is already on its way or running (until the rewriter says it ended).
 // - Shutdown: every other shard calls feed(i).uninstall() on its own thread
 //   (which publishes what it still holds) before shard 0's AofService shuts
 //   down.
@@ -45,7 +45,6 @@ class ShardedAof {
   // Spreads the loaded keys, then installs the feeds, then calls serve() (on shard 0).
   void start(std::function<void()> serve);
   bool launch_rewrite(KvShard& from, std::string& message);
-  void tick();  // shard 0, from the server's timer
   // The feed of shard i (i > 0), for its thread's shutdown: feed(i).uninstall().
   [[nodiscard]] AofFeed& feed(std::size_t i) noexcept { return *feeds_[i]; }
   void begin_rewrite(std::string snapshot);  // shard 0: RewriteJob's last step
@@ -55,8 +54,7 @@ class ShardedAof {
   KvCluster& cluster_;
   AofService& service_;
   std::vector<std::unique_ptr<AofFeed>> feeds_;  // [0] is empty: shard 0 has the service
-  std::atomic<bool> rewriting_{false};
-  std::atomic<int> launching_{0};  // launched, not yet begun on shard 0
+  std::atomic<bool> rewriting_{false};  // launched, until it ends on shard 0
 };
 
 }  // namespace duet::kv

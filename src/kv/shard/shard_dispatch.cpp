@@ -49,7 +49,7 @@ bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
     target_ = key_shard(argv[1], shard_.count());
     if (target_ != shard_.index()) {
       plan_ = Plan::remote;
-      return false;
+      return remote_commands_ >= max_remote_in_flight ? stall() : false;
     }
     plan_ = Plan::here;
     return shard_.gate().open() ? false : wait_gate();
@@ -103,6 +103,7 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   if (batch == nullptr) batch = RemoteBatch::make(*this, shard_, target);
   const auto index = static_cast<std::uint32_t>(batch->size());
   batch->add(cmd, argv, client_.db);
+  ++remote_commands_;
   if (!holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size()) {
     ++holes_.back().count;  // a run of commands for one shard: one hole
     return;
@@ -164,6 +165,7 @@ void ShardDispatch::on_batch(RemoteBatch& batch) {
     --pending_;
   }
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &batch));
+  remote_commands_ -= batch.size();
   wake();
 }
 

@@ -69,6 +69,14 @@ class ShardDispatch {
     return pending_ != 0;
   }
   [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || gate_waiting_ || stalled_; }
+  // Reply bytes made here and waiting behind replies due from elsewhere:
+  // they count against client-output-buffer-limit like the output.
+  [[nodiscard]] std::size_t held_bytes() const noexcept { return held_.size() - held_from_; }
+  // At most this many commands of one connection wait on other shards at
+  // once, so a pipeline of big GETs for another shard does not make that
+  // shard build every reply before the first leaves (the bound on what is
+  // held for a connection is then this many replies plus the output limit).
+  static constexpr std::size_t max_remote_in_flight = 128;
   // The command must_stall found for the argv it passed (null: unknown).
   [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {
@@ -148,6 +156,7 @@ class ShardDispatch {
     ShardDispatch* owner = nullptr;
   } gate_waiter_;
   std::size_t pending_ = 0;             // holes not filled yet
+  std::size_t remote_commands_ = 0;     // commands in open or in-flight batches
   bool gate_waiting_ = false;
   bool stalled_ = false;
   Waker waker_ = nullptr;
