@@ -218,3 +218,24 @@ TEST_CASE("a connection keeps at most 128 commands waiting on other shards, so a
   CHECK(replies.size() == 300 * (big.size() + 11));  // "$100000\r\n" + value + "\r\n", every one
   CHECK(round_trips >= 2 * 3);  // 300 commands in batches of at most 128: three there and back
 }
+
+TEST_CASE("every reply of a long pipeline for another shard arrives when the output limit holds the connection back",
+          "[kv][shard]") {
+  for (std::size_t home = 0; home < 2; ++home) {
+    FakeShards fake(2);
+    for (std::size_t s = 0; s < 2; ++s) fake.cluster.shard(s).state().config().client_output_limit = 1 << 20;
+    ShardClient client(fake, home);
+    const std::string big(100'000, 'v');
+    const std::string key = fake.key_on(1, "big");
+    client.send(resp({"SET", key, big}));
+    kvtest::settle(fake, {&client});
+    client.take();
+    std::string pipeline;
+    for (int i = 0; i < 800; ++i) pipeline += resp({"GET", key}) + resp({"PING"});
+    client.send(pipeline);
+    kvtest::settle(fake, {&client});
+    const std::string replies = client.take();
+    INFO("connection on shard " << home);
+    CHECK(replies.size() == 800 * (big.size() + 11 + 7));  // each GET's reply and "+PONG\r\n"
+  }
+}

@@ -19,6 +19,11 @@ class RewriteJob final : public ShardJob {
     std::string snapshot;
   };
 
+  // Every gate stays held until finish() has sent Begin: a last part released
+  // at once (as a read-only job's is) would let that shard's next writes reach
+  // shard 0 before Begin, in neither the snapshot nor the capture.
+  bool two_phase() const noexcept override { return true; }  // decide(): false, nothing to apply
+
   void run_part(KvShard& shard, Part& part) override {
     if (shard.durability() != nullptr) shard.durability()->publish();  // its records before the snapshot
     AofBuffer records;
@@ -36,20 +41,25 @@ class RewriteJob final : public ShardJob {
   }
 
   // On the origin, before any gate opens: shard 0 begins the rewrite behind
-  // every record published so far and ahead of every later one.
+  // every record published so far and ahead of every later one. On shard 0
+  // itself that must happen now: a message to itself would run after this
+  // turn, and the gates released below let shard 0's own writes in first.
   void finish(std::string& /*reply*/) override {
     std::size_t size = 0;
     for (const auto& p : parts()) size += p->reply.size();
+    std::string snapshot;
+    snapshot.reserve(size);
+    for (const auto& p : parts()) snapshot.append(p->reply);
+    if (origin().index() == 0) return aof_.begin_rewrite(std::move(snapshot));
     auto* begin = new Begin;
     begin->aof = &aof_;
-    begin->snapshot.reserve(size);
-    for (const auto& p : parts()) begin->snapshot.append(p->reply);
+    begin->snapshot = std::move(snapshot);
     begin->run_ = [](LoopMessage* msg) noexcept {
       auto* b = static_cast<Begin*>(msg);
       b->aof->begin_rewrite(std::move(b->snapshot));
       delete b;
     };
-    origin().send(0, *begin);
+    origin().send(0, *begin);  // ahead of the release of shard 0's gate, sent after it
   }
 
   ShardedAof& aof_;
