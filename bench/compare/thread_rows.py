@@ -35,7 +35,7 @@ def workloads(scale):
     keys = ["key:__rand_int__"] * 10
     out = []
     for pipeline in (1, 16):
-        n = int((50_000 if pipeline == 1 else 300_000) * scale)
+        n = int((20_000 if pipeline == 1 else 100_000) * scale)
         out.append((f"mget10 3B P{pipeline}", "redis-benchmark",
                     ["-P", str(pipeline), "-r", "100000", "MGET", *keys], n))
     return out
