@@ -8,6 +8,11 @@
 # Workloads: PING/SET/GET (redis-benchmark and bench/echo/echo_load) and the
 # pub/sub fan-out (pubsub_fanout P1 and P16: bench/echo/pubsub_load, one
 # publisher and 1,000 subscribers; servers without pub/sub show "unsupported").
+# Rows named .../t2 run duet-kv with --threads 2 (thread_rows.py: server on
+# every CPU), compared with their --threads 1 twin; "mget10 3B P1|P16" is MGET
+# of 10 random keys (both shards). --pin none leaves client and server unpinned.
+#   bench/compare/run.sh --only stackless/io_uring,stackless/io_uring/t2 \
+#     --workloads "set 3B P16,get 3B P16,mget10 3B P16" --reps 5 --idle 0
 #   bench/compare/run.sh --only redis,stackless/io_uring --workloads "pubsub_fanout P16" --reps 5 --idle 0
 set -euo pipefail
 cd "$(dirname "$0")/../.."

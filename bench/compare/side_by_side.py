@@ -7,7 +7,9 @@ against each with the client pinned to one core and the server to the other,
 and records throughput, latency percentiles, server CPU time per request,
 resident memory after the load and per idle connection. Writes every raw
 sample to results.json, medians (with min/max) to results.md, and bar charts
-to chart.svg. The pub/sub fan-out workload lives in pubsub.py. Called by bench/compare/run.sh, which builds first.
+to chart.svg. The pub/sub fan-out workload lives in pubsub.py, the --threads 2
+rows and the MGET workload in thread_rows.py. Called by bench/compare/run.sh,
+which builds first.
 """
 import argparse
 import csv
@@ -25,12 +27,14 @@ import time
 
 import chart
 import pubsub
+import thread_rows
 import tls_rows
 
 TLS_CERTS = None  # set by --tls: the certificates' directory; the TLS rows' clients trust its CA
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
-SERVER_CPU, CLIENT_CPU = "0", "1"
+SERVER_CPU, CLIENT_CPU = "0", "1"  # --pin none: both become every CPU
+ALL_CPUS = ",".join(str(c) for c in sorted(os.sched_getaffinity(0)))
 
 
 def aof_configurations(build, port, aof_dir):
@@ -69,6 +73,7 @@ def configurations(build, port):
                   "--maxclients", "12000", "--loglevel", "warning"],
         "floor/epoll": [f"{build}/bench/floor/floor_epoll", "--port", str(port)],
         "floor/io_uring": [f"{build}/bench/floor/floor_uring", "--port", str(port)],
+        **thread_rows.configurations(build, port),
     }
 
 
@@ -89,13 +94,14 @@ def workloads(scale, clients):
                 if "duet" in clients:
                     args = ["--resp", test, "--pipeline", str(pipeline), "--size", str(size), "--keys", "100000"]
                     out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
+    out += thread_rows.workloads(scale) if "redis-benchmark" in clients else []
     return out + (pubsub.workloads(scale) if "pubsub" in clients else [])
 
 
 class Server:
-    """A server process pinned to SERVER_CPU, with /proc readings."""
+    """A server process pinned to cpus (SERVER_CPU unless told), with /proc readings."""
 
-    def __init__(self, argv, port):
+    def __init__(self, argv, port, cpus=None):
         self.port = port
         # A server already there (another run, a leftover) would be measured
         # instead. The previous configuration's may still answer for a moment
@@ -110,7 +116,7 @@ class Server:
             if time.time() > free_by:
                 raise RuntimeError(f"port {port} is already in use: pick another with --port")
             time.sleep(0.1)
-        self.proc = subprocess.Popen(["taskset", "-c", SERVER_CPU, *argv],
+        self.proc = subprocess.Popen(["taskset", "-c", cpus or SERVER_CPU, *argv],
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.time() + 10
         while time.time() < deadline:
@@ -235,7 +241,7 @@ def empty_log_dir(argv):
 
 def run_config(name, argv, port, loads, idle, build):
     empty_log_dir(argv)
-    server = Server(argv, port)
+    server = Server(argv, port, thread_rows.server_cpus(name, SERVER_CPU, ALL_CPUS))
     samples = {}
     try:
         for load in loads:
@@ -267,7 +273,8 @@ def syscalls_per_request(name, argv, port, out_dir):
     def traced(args, n):
         path = f"{out_dir}/strace-{name.replace('/', '_')}.txt"
         empty_log_dir(argv)
-        server = Server(["strace", "-f", "-c", "-o", path, *argv], port)
+        cpus = thread_rows.server_cpus(name, SERVER_CPU, ALL_CPUS)
+        server = Server(["strace", "-f", "-c", "-o", path, *argv], port, cpus)
         try:
             if n:  # the floor servers answer lines, not commands: measure them on PING
                 test = ["-t", "ping_inline"] if name.startswith("floor") else ["-t", "get", "-d", "3", "-r", "100000"]
@@ -349,9 +356,11 @@ def write_outputs(opts, results, loads, names, syscalls):
         json.dump({"meta": meta, "samples": results, "syscalls_per_request": syscalls}, f, indent=1)
     kv_loads = [w for w in loads if not pubsub.is_pubsub(w[0])]
     md = ["# KV side by side", "", f"{meta['date']}, kernel {meta['kernel']}, {len(results)} repetitions, "
-          "server on CPU 0, client (redis-benchmark or duet's echo_load --resp, 50 connections; "
-          "pubsub_load for pub/sub) on CPU 1.", "",
-          *(median_table(results, kv_loads, names) if kv_loads else []), "", *pubsub.table(results, loads, names),
+          f"server on CPU {SERVER_CPU} (--threads 2 rows: CPUs {ALL_CPUS}), client (redis-benchmark or duet's "
+          f"echo_load --resp, 50 connections; pubsub_load for pub/sub) on CPU {CLIENT_CPU}.", "",
+          *(median_table(results, kv_loads, names) if kv_loads else []), "",
+          *thread_rows.ratio_table(results, kv_loads, names, statistics.median), "",
+          *pubsub.table(results, loads, names),
           "", *memory_table(results, names), "", *syscall_table(syscalls), ""]
     with open(f"{opts.out}/results.md", "w") as f:
         f.write("\n".join(md))
@@ -375,12 +384,18 @@ def main():
                     help="also run the append-only-file rows (everysec, always) for duet and Redis")
     ap.add_argument("--tls", action="store_true",
                     help="run only the TLS rows (tls_rows.py): duet's TLS port and redis-server --tls-port")
+    ap.add_argument("--pin", choices=("split", "none"), default="split",
+                    help="split: server on CPU 0 (--threads 2 rows: every CPU), client on CPU 1; "
+                         "none: server and client on every CPU")
     ap.add_argument("--clients", default="redis-benchmark,duet,pubsub",
                     help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
                          "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load)")
     opts = ap.parse_args()
     # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    if opts.pin == "none":
+        global SERVER_CPU, CLIENT_CPU
+        SERVER_CPU = CLIENT_CPU = ALL_CPUS
     if not 1 <= opts.reps <= 50 or not 1024 <= opts.port <= 65000 or not 0 <= opts.idle <= 15_000 \
             or not 0.01 <= opts.scale <= 10:
         ap.error("--reps 1..50, --port 1024..65000, --idle 0..15000, --scale 0.01..10")
