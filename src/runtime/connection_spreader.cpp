@@ -5,6 +5,12 @@
 // the target's loop can adopt it as if it had accepted it itself.
 #include "runtime/connection_spreader.hpp"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <system_error>
+
 #include <utility>
 
 #include "runtime/shard_set.hpp"
@@ -30,6 +36,7 @@ ConnectionSpreader::ConnectionSpreader(std::size_t shards, const SocketAddress& 
   for (std::size_t i = 0; i < shards; ++i) slots_.push_back(std::make_unique<Slot>());
   const bool each = options_.mode == AcceptMode::reuse_port;
   options_.listen.reuse_port = each;
+  if (each) address_ = claim_port(address_);
   // The first bind picks the port (when asked for 0); the others join it.
   for (std::size_t i = 0; i < (each ? shards : 1); ++i) {
     slots_[i]->listener = open_listener(address_, options_.listen);
@@ -38,6 +45,23 @@ ConnectionSpreader::ConnectionSpreader(std::size_t shards, const SocketAddress& 
 }
 
 ConnectionSpreader::~ConnectionSpreader() = default;
+
+// SO_REUSEPORT lets any process of the same user join a port that is already
+// listening, so a second server started on it would quietly take half of
+// the first one's connections. A bind without SO_REUSEPORT (SO_REUSEADDR only,
+// as the listeners have, so a dead server's TIME_WAIT does not count) fails
+// with EADDRINUSE while anyone listens there; it also picks the port when
+// asked for 0. The probe never listens, so no client can connect to it.
+SocketAddress ConnectionSpreader::claim_port(const SocketAddress& addr) {
+  UniqueFd probe(::socket(addr.family(), SOCK_STREAM | SOCK_CLOEXEC, 0));
+  if (!probe) throw std::system_error(errno, std::generic_category(), "socket");
+  const int on = 1;
+  ::setsockopt(probe.get(), SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+  if (::bind(probe.get(), addr.data(), addr.size()) != 0) {
+    throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
+  }
+  return local_address_of(probe.get());
+}
 
 UniqueFd ConnectionSpreader::take_listener(std::size_t shard) noexcept {
   return std::move(slots_[shard]->listener);

@@ -99,6 +99,7 @@ class ConnectionSpreader {
   }
 
  private:
+  [[nodiscard]] static SocketAddress claim_port(const SocketAddress& addr);
   // One per shard; sink and pending are touched on that shard's thread only.
   struct Slot {
     UniqueFd listener;

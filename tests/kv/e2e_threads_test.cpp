@@ -139,3 +139,17 @@ TEST_CASE("--threads and --accept are checked", "[kv][e2e][threads]") {
   CHECK(accept_status == 2);
   CHECK(accept_out.find("for --accept: expected reuseport or single") != std::string::npos);
 }
+
+TEST_CASE("a second server on the port of a running one fails to start instead of sharing it", "[kv][e2e][threads]") {
+  const Target t = pick_sharded_target();
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--accept", "reuseport"}));
+  // SO_REUSEPORT alone would let the second join the port and take part of
+  // the first one's connections; Redis refuses with EADDRINUSE, and so does duet.
+  const auto [status, out] = kve2e::run_command("timeout 10 " + t.exe + " --threads 2 --backend " + t.backend + " --port " +
+                                                std::to_string(server.port()));
+  CHECK(status == 1);
+  CHECK(out.find("Address already in use") != std::string::npos);
+  Client c(server.port());
+  CHECK(c.call(resp({"PING"}), 7) == "+PONG\r\n");
+}
