@@ -21,7 +21,7 @@ class EveryJob final : public ShardJob {
     all_ok,       // FLUSHDB, FLUSHALL: the first error, else OK
     origin,       // CONFIG SET/RESETSTAT: every shard applies it, the origin's reply
     lines,        // CLIENT LIST: bulk strings joined
-    killed,       // CLIENT KILL: counts added, or OK if any shard had the client
+    killed,       // CLIENT KILL: counts added, or OK if any shard had the client (duet has no CLIENT KILL yet: its error)
     union_names,  // PUBSUB CHANNELS: arrays joined without repeats
     count_pairs,  // PUBSUB NUMSUB: [name, count, ...] with counts added
     info,         // INFO: counters summed (kv/shard/info_merge.hpp)

@@ -23,9 +23,16 @@
 //   more input meanwhile). Session calls begin_run(out) before a run of
 //   commands (it moves complete replies to out: never while a send reads
 //   out) and end_run() after it (sends the run's batches).
+// - At most max_remote_in_flight commands wait on other shards at once, and
+//   held_bytes() counts against the output limit (Session::run_commands).
 // - The destructor orphans what is in flight: batches and jobs still run to
 //   their end (their writes stand) and free themselves.
 // - One thread: the connection's shard's.
+//
+//   dispatch.begin_run(out);
+//   for (each parsed argv) { if (dispatch.must_stall(argv)) break;
+//                            if (!dispatch.takes(cmd, argv)) run_here(Reply(dispatch.sink(out))); }
+//   dispatch.end_run();
 #pragma once
 
 #include <cstddef>
