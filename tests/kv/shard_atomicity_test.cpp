@@ -38,7 +38,8 @@ TEST_CASE("readers never see half of an MSET over several shards while writers r
         writers[s]->send(kvtest::resp(mset));
         std::vector<std::string> mget{"MGET"};
         for (std::size_t k = 0; k < n; ++k) mget.push_back(keys[(n - k + s) % n]);
-        readers[s]->send(kvtest::resp(mget));
+        const std::string one = kvtest::resp(mget);
+        readers[s]->send(one + one + one);  // pipelined: the three jobs run side by side
       }
       kvtest::settle(fake, all);
     }
@@ -64,7 +65,7 @@ TEST_CASE("readers never see half of an MSET over several shards while writers r
         CHECK(values.size() == 1);
         ++replies;
       }
-      CHECK(replies == 60);
+      CHECK(replies == 180);
     }
   }
 }
@@ -133,4 +134,58 @@ TEST_CASE("a command on a shard waits while a job over several shards holds it",
   kvtest::settle(fake, {&writer, &local});
   CHECK(local.take() == "$3\r\nnew\r\n");
   CHECK(writer.take() == "+OK\r\n");
+}
+
+TEST_CASE("a pipeline of MGETs over two shards has all its jobs in flight at once", "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string a = fake.key_on(0, "a");
+  const std::string b = fake.key_on(1, "b");
+  ShardClient setup(fake, 0), reader(fake, 0);
+  setup.send(resp({"MSET", a, "1", b, "2"}));
+  kvtest::settle(fake, {&setup});
+  const std::string mget = resp({"MGET", a, b});
+  reader.send(mget + mget + mget + mget + mget);
+  CHECK(fake.queues[1].size() == 5);  // each job took shard 0 here and asks shard 1, none waiting for another
+  kvtest::settle(fake, {&reader});
+  const std::string one = "*2\r\n$1\r\n1\r\n$1\r\n2\r\n";
+  CHECK(reader.take() == one + one + one + one + one);
+}
+
+TEST_CASE("a write behind MGETs in one pipeline waits for them, and an MGET behind it sees it",
+          "[kv][shard][atomic]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    FakeShards fake(2, seed);
+    const std::string a = fake.key_on(0, "a");
+    const std::string b = fake.key_on(1, "b");
+    ShardClient c(fake, seed % 2);
+    c.send(resp({"MSET", a, "1", b, "1"}));
+    kvtest::settle(fake, {&c});
+    CHECK(c.take() == "+OK\r\n");
+    const std::string mget = resp({"MGET", a, b});
+    c.send(mget + mget + resp({"SET", b, "2"}) + mget + resp({"GET", a}) + mget);
+    kvtest::settle(fake, {&c});
+    INFO("seed " << seed);
+    const std::string old = "*2\r\n$1\r\n1\r\n$1\r\n1\r\n";
+    const std::string now = "*2\r\n$1\r\n1\r\n$1\r\n2\r\n";
+    CHECK(c.take() == old + old + "+OK\r\n" + now + "$1\r\n1\r\n" + now);
+  }
+}
+
+TEST_CASE("a GET runs beside an MGET that holds its shard, a SET waits until the MGET is done",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string a = fake.key_on(0, "a");
+  const std::string b = fake.key_on(1, "b");
+  ShardClient setup(fake, 0), reader(fake, 0), get(fake, 0), set(fake, 0);
+  setup.send(resp({"MSET", a, "old", b, "old"}));
+  kvtest::settle(fake, {&setup});
+  reader.send(resp({"MGET", a, b}));  // shares shard 0's gate until shard 1 has answered
+  get.send(resp({"GET", a}));
+  CHECK(get.take() == "$3\r\nold\r\n");  // at once, no message pumped
+  set.send(resp({"SET", a, "new"}));
+  CHECK(set.session.waiting_on_shards());
+  CHECK(set.received.empty());
+  kvtest::settle(fake, {&reader, &get, &set});
+  CHECK(reader.take() == "*2\r\n$3\r\nold\r\n$3\r\nold\r\n");
+  CHECK(set.take() == "+OK\r\n");
 }

@@ -8,6 +8,7 @@
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/shard_dispatch.hpp"
+#include "kv/shard/shard_jobs.hpp"
 
 namespace duet::kv {
 
@@ -18,6 +19,7 @@ RemoteBatch* RemoteBatch::make(ShardDispatch& origin, KvShard& from, std::size_t
   batch->from_ = &from;
   batch->to_ = to;
   batch->holes_ = 0;
+  batch->mode_ = Mode::pass_read;  // until a command that writes joins
   return batch;
 }
 
@@ -33,6 +35,7 @@ void RemoteBatch::recycle(KvShard& from, RemoteBatch* batch) noexcept {
 }
 
 void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv, int db) {
+  if (!reads_only(cmd)) mode_ = Mode::pass_write;
   commands_.push_back({&cmd, static_cast<std::uint32_t>(arg_ends_.size()), static_cast<std::uint32_t>(argv.size()), db});
   for (std::string_view arg : argv) {
     args_.append(arg);

@@ -37,14 +37,18 @@ ShardDispatch::~ShardDispatch() {
   for (const Hole& h : holes_) {  // back, not collected: this connection was their last user
     if (h.ready && h.batch != nullptr && h.batch->drop_hole()) RemoteBatch::recycle(shard_, h.batch);
   }
-  if (job_ != nullptr) job_->orphan();
+  for (ShardJob* job : jobs_) job->orphan();
 }
 
 bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
-  if (job_ != nullptr) return stall();  // nothing passes a job of this connection
   command_ = nullptr;
-  if (argv.empty()) return false;       // "*0", "*-1", a blank line: no command, no reply
+  if (!jobs_.empty() && (write_job_ || argv.empty())) return stall();  // nothing passes a job that writes
+  if (argv.empty()) return false;  // "*0", "*-1", a blank line: no command, no reply
   const Command* cmd = command_ = find_command(argv[0]);
+  const bool reads = cmd != nullptr && reads_only(*cmd);
+  // Behind jobs that only read, only what only reads goes on: it cannot
+  // change what they read, and its reply still leaves after theirs.
+  if (!jobs_.empty() && !reads) return stall();
   if (cmd != nullptr && one_key(*cmd, argv.size())) {
     target_ = key_shard(argv[1], shard_.count());
     if (target_ != shard_.index()) {
@@ -52,17 +56,26 @@ bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
       return remote_commands_ >= max_remote_in_flight ? stall() : false;
     }
     plan_ = Plan::here;
-    return shard_.gate().open() ? false : wait_gate();
+    return gate_lets(reads) ? false : wait_gate(reads);
   }
   // Everything else runs once all before it is done: jobs see this
-  // connection's writes, and SELECT, AUTH, SUBSCRIBE ... apply in order.
+  // connection's writes, and SELECT, AUTH, SUBSCRIBE ... apply in order. A
+  // command that only reads need not wait for this connection's other jobs
+  // that only read: a pipeline of MGETs runs its jobs side by side.
   plan_ = Plan::job;
-  if (outstanding()) return stall();
-  return shard_.gate().open() ? false : wait_gate();
+  if (reads ? pending_ != jobs_.size() || jobs_.size() >= max_jobs_in_flight : outstanding()) return stall();
+  return gate_lets(reads) ? false : wait_gate(reads);
 }
 
-bool ShardDispatch::wait_gate() {
-  if (!gate_waiting_ && !shard_.gate().wait(gate_waiter_)) gate_waiting_ = true;
+bool ShardDispatch::gate_lets(bool reads) const noexcept {
+  return reads ? shard_.gate().open_for_reads() : shard_.gate().open();
+}
+
+bool ShardDispatch::wait_gate(bool reads) {
+  if (!gate_waiting_) {
+    gate_waiter_.mode_ = reads ? GateWaiter::Mode::pass_read : GateWaiter::Mode::pass_write;
+    if (!shard_.gate().wait(gate_waiter_)) gate_waiting_ = true;
+  }
   return stall();
 }
 
@@ -89,8 +102,9 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
     due.at = held_.size();
     due.job = job.get();
     ++pending_;
-    job_ = job.release();
-    job_->start(this);
+    write_job_ = !job->shares_gates();
+    jobs_.push_back(job.get());
+    job.release()->start(this);
     return true;
   }
   if (single == shard_.index()) return false;
@@ -177,7 +191,8 @@ void ShardDispatch::on_job(ShardJob& job, std::string reply) {
     h.ready = true;
     --pending_;
   }
-  job_ = nullptr;
+  jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
+  if (jobs_.empty()) write_job_ = false;
   wake();
 }
 

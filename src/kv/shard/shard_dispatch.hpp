@@ -14,9 +14,12 @@
 //   run in order there; replies leave in request order. Any other command (a
 //   job over several shards, SELECT, CLIENT, PING ...) waits until everything
 //   before it is done, and everything after it waits for it, so a connection
-//   always reads its own writes. Commands on different shards within one
-//   pipeline may apply in parallel (docs/KV.md, "Many shards").
-// - A command for this shard waits while a job holds the shard's gate.
+//   always reads its own writes; only a command that only reads (MGET, EXISTS
+//   ...) may start beside this connection's jobs that only read. Commands on
+//   different shards within one pipeline may apply in parallel (docs/KV.md,
+//   "Many shards").
+// - A command for this shard waits while a job holds the shard's gate (a
+//   read, only while one holds it alone: ShardGate).
 // - waiting(): nothing can move until a batch, a job or the gate reports;
 //   the waker (set_waker) then runs — it must only note it (set an Event).
 //   busy(): replies or commands are still held here (the session reads no
@@ -84,6 +87,8 @@ class ShardDispatch {
   // shard build every reply before the first leaves (the bound on what is
   // held for a connection is then this many replies plus the output limit).
   static constexpr std::size_t max_remote_in_flight = 128;
+  // At most this many jobs that only read (a pipeline of MGETs) at once.
+  static constexpr std::size_t max_jobs_in_flight = 64;
   // The command must_stall found for the argv it passed (null: unknown).
   [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {
@@ -100,7 +105,8 @@ class ShardDispatch {
     stalled_ = true;
     return true;
   }
-  [[nodiscard]] bool wait_gate();
+  [[nodiscard]] bool gate_lets(bool reads) const noexcept;
+  [[nodiscard]] bool wait_gate(bool reads);
   void collect(std::string& out);
 
   // Replies in request order. Replies made here while others are due go to
@@ -155,7 +161,8 @@ class ShardDispatch {
   std::size_t held_from_ = 0;           // held_ before this was collected already
   std::vector<RemoteBatch*> open_;      // per shard: the batch being filled in this run
   std::vector<RemoteBatch*> in_flight_;
-  ShardJob* job_ = nullptr;             // this connection's job in flight
+  std::vector<ShardJob*> jobs_;         // this connection's jobs in flight
+  bool write_job_ = false;              // one of them writes (then it is the only one)
   Plan plan_ = Plan::here;              // must_stall's verdict on the command it passed
   const Command* command_ = nullptr;    // and the command it found
   std::size_t target_ = 0;

@@ -2,28 +2,41 @@
 // several shards holds while it runs (kv/shard/shard_job.hpp).
 //
 // Contract
-// - A command on one shard runs only while the gate is open (no holder); a
-//   job over several shards takes the gates of its shards one by one in
-//   ascending shard order and holds each until it is done, so two jobs that
-//   share shards meet first on the lowest one and run in one order on every
-//   shard, and no reader sees a job half applied (docs/KV.md, "Many shards").
-// - Waiters queue in FIFO order: acquire(w) takes the gate (w.exclusive_) or
-//   queues; wait(w) passes when open, else queues until a release; a queued
-//   waiter's resume_ runs on release. release() resumes passers from the
-//   queue's head until a taker gets the gate (or the queue empties). It does
-//   not nest: a release from inside a resume_ is finished by the outer one.
+// - A reader-writer lock whose waiters queue in FIFO order. A job over
+//   several shards takes the gates of its shards one by one in ascending
+//   shard order and holds each until it is done, so two jobs that share
+//   shards meet first on the lowest one and run in one order on every shard,
+//   and no command sees a job half applied (docs/KV.md, "Many shards"). A job
+//   that only reads (MGET, EXISTS, DBSIZE ...) shares the gates with other
+//   readers; one that writes takes them alone.
+// - Modes (GateWaiter::mode_): `take` holds the gate alone, `share` holds it
+//   beside other sharers; `pass_read` and `pass_write` hold nothing, they only
+//   wait until a single-shard command may run: a read while nobody holds the
+//   gate alone, a write while nobody holds it at all (a reader's job keeps its
+//   keys as it read them until it ends).
+// - acquire(w) (take/share) and wait(w) (pass_*) say true when w may go on
+//   now; false queues w, and its resume_ runs once its turn comes (w then
+//   holds the gate when it takes or shares). A newcomer queues behind anyone
+//   queued before it, so a stream of readers cannot starve a writer.
+//   release(w) gives up what w holds and resumes waiters from the queue's head
+//   for as long as each may go on. It does not nest: a release from inside a
+//   resume_ is finished by the outer one.
 // - cancel(w) unlinks a queued waiter (its owner goes away first).
 // - Intrusive, no allocation. One thread: the shard's.
 //
+//   waiter.mode_ = GateWaiter::Mode::pass_write;
 //   if (!gate.wait(waiter)) return;  // queued: waiter.resume_ runs later
 //   run_commands();
 #pragma once
 
+#include <cstddef>
+
 namespace duet::kv {
 
 struct GateWaiter {
+  enum class Mode : unsigned char { pass_write, pass_read, take, share };
   void (*resume_)(GateWaiter* self) noexcept = nullptr;
-  bool exclusive_ = false;  // takes the gate when its turn comes
+  Mode mode_ = Mode::pass_write;
   bool queued_ = false;
   GateWaiter* prev_ = nullptr;
   GateWaiter* next_ = nullptr;
@@ -31,46 +44,72 @@ struct GateWaiter {
 
 class ShardGate {
  public:
+  using Mode = GateWaiter::Mode;
+
   ShardGate() = default;
   ShardGate(const ShardGate&) = delete;
   ShardGate& operator=(const ShardGate&) = delete;
   ~ShardGate() = default;
 
-  [[nodiscard]] bool open() const noexcept { return holder_ == nullptr; }
+  // Nobody holds the gate: any command may run (the cron's expiry too).
+  [[nodiscard]] bool open() const noexcept { return holder_ == nullptr && sharers_ == 0; }
+  // Nobody holds it alone: a command that only reads may run.
+  [[nodiscard]] bool open_for_reads() const noexcept { return holder_ == nullptr; }
   [[nodiscard]] const GateWaiter* holder() const noexcept { return holder_; }
+  [[nodiscard]] std::size_t sharers() const noexcept { return sharers_; }
 
-  // w.exclusive_ must be true. True: w holds the gate now; false: queued.
+  // w.mode_ is take or share. True: w holds the gate now; false: queued.
   bool acquire(GateWaiter& w) noexcept {
-    if (holder_ == nullptr) {
-      holder_ = &w;
+    if (head_ == nullptr && admits(w)) {
+      hold(w);
       return true;
     }
     push(w);
     return false;
   }
-  // True: the gate is open now; false: queued until a release.
+  // w.mode_ is pass_read or pass_write. True: go on now; false: queued.
   bool wait(GateWaiter& w) noexcept {
-    if (holder_ == nullptr) return true;
+    if (admits(w)) return true;
     push(w);
     return false;
   }
   void cancel(GateWaiter& w) noexcept {
     if (w.queued_) unlink(w);
   }
-  void release() noexcept {
-    holder_ = nullptr;
+  // w held the gate (acquire said true, or its resume_ ran).
+  void release(const GateWaiter& w) noexcept {
+    if (w.mode_ == Mode::share) {
+      --sharers_;
+    } else {
+      holder_ = nullptr;
+    }
     if (draining_) return;
     draining_ = true;
-    while (holder_ == nullptr && head_ != nullptr) {
-      GateWaiter* w = head_;
-      unlink(*w);
-      if (w->exclusive_) holder_ = w;
-      w->resume_(w);
+    while (head_ != nullptr && admits(*head_)) {
+      GateWaiter* next = head_;
+      unlink(*next);
+      hold(*next);
+      next->resume_(next);
     }
     draining_ = false;
   }
 
  private:
+  [[nodiscard]] bool admits(const GateWaiter& w) const noexcept {
+    switch (w.mode_) {
+      case Mode::pass_read:
+      case Mode::share:
+        return holder_ == nullptr;
+      case Mode::pass_write:
+      case Mode::take:
+        return holder_ == nullptr && sharers_ == 0;
+    }
+    return false;
+  }
+  void hold(GateWaiter& w) noexcept {
+    if (w.mode_ == Mode::take) holder_ = &w;
+    if (w.mode_ == Mode::share) ++sharers_;
+  }
   void push(GateWaiter& w) noexcept {
     w.queued_ = true;
     w.prev_ = tail_;
@@ -85,7 +124,8 @@ class ShardGate {
     w.queued_ = false;
   }
 
-  GateWaiter* holder_ = nullptr;
+  GateWaiter* holder_ = nullptr;  // the one that took the gate alone
+  std::size_t sharers_ = 0;
   GateWaiter* head_ = nullptr;
   GateWaiter* tail_ = nullptr;
   bool draining_ = false;

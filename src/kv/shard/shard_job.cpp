@@ -20,7 +20,6 @@ ShardJob::Part& ShardJob::part(std::size_t shard) {
   auto& p = parts_.emplace_back(std::make_unique<Part>());
   p->job = this;
   p->shard = shard;
-  p->exclusive_ = true;
   p->resume_ = &on_resume;
   return *p;
 }
@@ -28,6 +27,7 @@ ShardJob::Part& ShardJob::part(std::size_t shard) {
 void ShardJob::start(ShardDispatch* connection) {
   connection_ = connection;
   back_.job = this;
+  for (auto& p : parts_) p->mode_ = shares_ ? GateWaiter::Mode::share : GateWaiter::Mode::take;
   std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a->shard < b->shard; });
   take_next();
 }
@@ -52,7 +52,7 @@ void ShardJob::taken(Part& p) {
   if (logged_ != nullptr && here.durability() != nullptr) here.durability()->publish();  // this shard's records first
   if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr) {
     p.released = true;
-    here.gate().release();
+    here.gate().release(p);
   }
   if (p.shard == origin_->index()) {
     ++next_;
@@ -74,7 +74,7 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
       job.apply_part(here, p);
       [[fallthrough]];
     case Part::Op::release:
-      here.gate().release();
+      here.gate().release(p);
       job.drop_ref();
       return;
   }
@@ -129,7 +129,7 @@ void ShardJob::end_part(Part& p, bool apply) {
   p.released = true;
   if (p.shard == origin_->index()) {
     if (apply) apply_part(*origin_, p);
-    origin_->gate().release();
+    origin_->gate().release(p);
     return;
   }
   p.op = apply ? Part::Op::apply : Part::Op::release;

@@ -4,7 +4,7 @@
 // Contract
 // - A job has parts, one per shard it touches, kept in ascending shard order.
 //   start() (on the connection's shard) takes the parts' gates one at a time
-//   in that order (ShardGate: ordered locking, so no deadlock, and two jobs
+//   in that order (shared when the job only reads: share_gates()) (ShardGate: ordered locking, so no deadlock, and two jobs
 //   that share shards apply in one order on all of them); as each gate is
 //   taken, run_part() runs there. Every gate is held until every part has
 //   run (the last part's is released at once when there is no second phase),
@@ -101,6 +101,10 @@ class ShardJob {
   // A write command: what the log gets once the job is done.
   void log_as(const Command& cmd, std::span<const std::string_view> argv);
   void orphan() noexcept { connection_ = nullptr; }
+  // A job that only reads shares its gates with other readers (ShardGate):
+  // before start().
+  void share_gates() noexcept { shares_ = true; }
+  [[nodiscard]] bool shares_gates() const noexcept { return shares_; }
 
  protected:
   virtual void run_part(KvShard& shard, Part& part) = 0;
@@ -136,6 +140,7 @@ class ShardJob {
   ShardDispatch* connection_ = nullptr;
   std::vector<std::unique_ptr<Part>> parts_;
   std::size_t next_ = 0;
+  bool shares_ = false;
   Back back_;
   const Command* logged_ = nullptr;
   std::vector<std::string> logged_argv_;

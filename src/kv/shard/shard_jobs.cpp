@@ -162,10 +162,14 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
 
 }  // namespace
 
+bool reads_only(const Command& cmd) noexcept { return (cmd.flags & cmd_readonly) != 0; }
+
 std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
                                    const ClientInfo& client, std::size_t& single) {
   std::unique_ptr<ShardJob> job = plan(origin, cmd, argv, client, single);
-  if (job != nullptr && (cmd.flags & cmd_write) != 0) job->log_as(cmd, argv);
+  if (job == nullptr) return job;
+  if ((cmd.flags & cmd_write) != 0) job->log_as(cmd, argv);
+  if (reads_only(cmd)) job->share_gates();
   return job;
 }
 

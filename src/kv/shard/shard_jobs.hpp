@@ -12,6 +12,8 @@
 //   DBSIZE, KEYS, RANDOMKEY, FLUSHDB, FLUSHALL, PUBLISH, SPUBLISH, CONFIG
 //   SET/RESETSTAT, CLIENT LIST/KILL, PUBSUB CHANNELS/NUMSUB/NUMPAT on every
 //   shard with the replies merged.
+// - A job of a command that only reads (reads_only: Redis's "readonly" flag)
+//   shares its gates with other readers; any other takes them alone.
 // - The origin shard's thread.
 #pragma once
 
@@ -27,6 +29,9 @@ namespace duet::kv {
 
 struct Command;
 class KvShard;
+
+// The command only reads keys (MGET, EXISTS, DBSIZE, SCAN ...).
+[[nodiscard]] bool reads_only(const Command& cmd) noexcept;
 
 [[nodiscard]] std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd,
                                                  std::span<const std::string_view> argv, const ClientInfo& client,
