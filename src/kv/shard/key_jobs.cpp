@@ -37,6 +37,9 @@ void SplitJob::finish(std::string& reply) {
     case Merge::ok:
       return out.ok();
     case Merge::mget: {  // each part's values in its own key order: read them off in the keys' order
+      std::size_t bytes = 16;
+      for (const auto& p : parts()) bytes += p->reply.size();
+      reply.reserve(bytes);
       std::vector<std::size_t> at(parts().size(), 0);
       for (std::size_t i = 0; i < parts().size(); ++i) (void)detail::read_header(parts()[i]->reply, at[i], '*');
       out.array(slots.size());

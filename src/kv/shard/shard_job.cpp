@@ -17,6 +17,7 @@ ShardJob::Part& ShardJob::part(std::size_t shard) {
   for (auto& p : parts_) {
     if (p->shard == shard) return *p;
   }
+  if (parts_.empty()) parts_.reserve(std::min<std::size_t>(origin_->count(), 8));
   auto& p = parts_.emplace_back(std::make_unique<Part>());
   p->job = this;
   p->shard = shard;

@@ -59,6 +59,10 @@ class Args {
     bytes_.append(arg);
     ends_.push_back(static_cast<std::uint32_t>(bytes_.size()));
   }
+  void reserve(std::size_t bytes, std::size_t count) {
+    bytes_.reserve(bytes);
+    ends_.reserve(count);
+  }
   void assign(std::span<const std::string_view> argv) {
     bytes_.clear();
     ends_.clear();

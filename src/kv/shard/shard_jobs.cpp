@@ -34,10 +34,13 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   const KeyRange keys = key_range(cmd, argv.size());
   if (keys.first >= keys.end) return nullptr;
   std::vector<std::size_t> owner;
+  owner.reserve((keys.end - keys.first + keys.step - 1) / keys.step);
   bool spread = false;
+  std::size_t arg_bytes = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step) {
     owner.push_back(key_shard(argv[i], n));
     spread = spread || owner.back() != owner.front();
+    for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) arg_bytes += argv[a].size();
   }
   if (!spread) {
     single = owner.front();
@@ -60,10 +63,17 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
     split = j.get();
     job = std::move(j);
   }
+  if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.reserve(owner.size());
+  // Each part's arguments fit in what the whole command's would (no regrowth
+  // per key: most of a job's cost is its allocations).
+  const std::size_t per_part_args = owner.size() * keys.step + 1;
   std::size_t k = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
     ShardJob::Part& p = job->part(owner[k]);
-    if (p.argv.empty()) p.argv.push(msetnx ? std::string_view("exists") : argv[0]);
+    if (p.argv.empty()) {
+      p.argv.reserve(arg_bytes + argv[0].size(), per_part_args);
+      p.argv.push(msetnx ? std::string_view("exists") : argv[0]);
+    }
     if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.push_back({owner[k], p.argv.size() - 1});
     for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) {
       if (msetnx) {
