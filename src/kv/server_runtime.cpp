@@ -274,9 +274,12 @@ bool ServerRuntime::tick(std::size_t shard) {
   KvShard& here = cluster_.shard(shard);
   ServerState& state = here.state();
   const std::int64_t now = state.now_ms();
-  // Not while a job over several shards holds this one: it sees the keyspace
-  // stand still (a rewrite's snapshot, an MGET's).
-  if (here.gate().open()) state.store().active_expire_cycle(now, 10'000);
+  // Not while a job that writes holds this shard alone: it sees the keyspace
+  // stand still (a rewrite's snapshot, an MSETNX's check). Beside jobs that
+  // only read it may: a key that expires after an MGET read it is time
+  // passing, as a lazy expiry by a GET beside them would be, and a stream of
+  // MGETs must not stop the cron from freeing expired keys.
+  if (here.gate().open_for_reads()) state.store().active_expire_cycle(now, 10'000);
   state.close_idle_clients(now);
   if (shard == 0 && aof_) aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || stop_.load(std::memory_order_relaxed);
