@@ -16,8 +16,9 @@
 //   keys as it read them until it ends).
 // - acquire(w) (take/share) and wait(w) (pass_*) say true when w may go on
 //   now; false queues w, and its resume_ runs once its turn comes (w then
-//   holds the gate when it takes or shares). A newcomer queues behind anyone
-//   queued before it, so a stream of readers cannot starve a writer.
+//   holds the gate when it takes or shares). A taker or sharer queues behind
+//   anyone queued before it, so a stream of readers cannot starve a writer; a
+//   passer holds nothing and goes as soon as its mode allows.
 //   release(w) gives up what w holds and resumes waiters from the queue's head
 //   for as long as each may go on. It does not nest: a release from inside a
 //   resume_ is finished by the outer one.
