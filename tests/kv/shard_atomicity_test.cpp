@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/shard/shard_dispatch.hpp"
 #include "kv_test_util.hpp"
 #include "shard_fixture.hpp"
 
@@ -188,4 +189,21 @@ TEST_CASE("a GET runs beside an MGET that holds its shard, a SET waits until the
   kvtest::settle(fake, {&reader, &get, &set});
   CHECK(reader.take() == "*2\r\n$3\r\nold\r\n$3\r\nold\r\n");
   CHECK(set.take() == "+OK\r\n");
+}
+
+TEST_CASE("a connection keeps at most 64 read-only jobs in flight, and the rest follow in order",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string a = fake.key_on(0, "a");
+  const std::string b = fake.key_on(1, "b");
+  ShardClient reader(fake, 0);
+  const std::string mget = resp({"MGET", a, b});
+  std::string pipeline;
+  for (int i = 0; i < 100; ++i) pipeline += mget;
+  reader.send(pipeline);
+  CHECK(fake.queues[1].size() == duet::kv::ShardDispatch::max_jobs_in_flight);
+  kvtest::settle(fake, {&reader});
+  std::string expected;
+  for (int i = 0; i < 100; ++i) expected += "*2\r\n$-1\r\n$-1\r\n";
+  CHECK(reader.take() == expected);
 }
