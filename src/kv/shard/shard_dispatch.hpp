@@ -87,7 +87,9 @@ class ShardDispatch {
   // shard build every reply before the first leaves (the bound on what is
   // held for a connection is then this many replies plus the output limit).
   static constexpr std::size_t max_remote_in_flight = 128;
-  // At most this many jobs that only read (a pipeline of MGETs) at once.
+  // At most this many jobs that only read (a pipeline of MGETs) at once: a
+  // client that never reads holds at most this many job replies beside the
+  // output limit and the remote commands' bound.
   static constexpr std::size_t max_jobs_in_flight = 64;
   // The command must_stall found for the argv it passed (null: unknown).
   [[nodiscard]] const Command* command() const noexcept { return command_; }

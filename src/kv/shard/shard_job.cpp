@@ -17,6 +17,8 @@ ShardJob::Part& ShardJob::part(std::size_t shard) {
   for (auto& p : parts_) {
     if (p->shard == shard) return *p;
   }
+  // Room for the usual few parts at once; a job over many shards (DBSIZE on
+  // 64) grows past it, a 2-key job on a wide cluster does not reserve 64.
   if (parts_.empty()) parts_.reserve(std::min<std::size_t>(origin_->count(), 8));
   auto& p = parts_.emplace_back(std::make_unique<Part>());
   p->job = this;

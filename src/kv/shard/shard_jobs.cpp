@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <string>
+#include <utility>
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
@@ -36,11 +37,9 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   std::vector<std::size_t> owner;
   owner.reserve((keys.end - keys.first + keys.step - 1) / keys.step);
   bool spread = false;
-  std::size_t arg_bytes = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step) {
     owner.push_back(key_shard(argv[i], n));
     spread = spread || owner.back() != owner.front();
-    for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) arg_bytes += argv[a].size();
   }
   if (!spread) {
     single = owner.front();
@@ -64,14 +63,23 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
     job = std::move(j);
   }
   if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.reserve(owner.size());
-  // Each part's arguments fit in what the whole command's would (no regrowth
-  // per key: most of a job's cost is its allocations).
-  const std::size_t per_part_args = owner.size() * keys.step + 1;
+  // Each part's arguments sized once, exactly (most of a job's cost is its
+  // allocations; a part never holds more than its own keys and values).
+  std::vector<std::pair<std::size_t, std::size_t>> part_size(n);  // bytes, arguments
   std::size_t k = 0;
+  for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
+    for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) {
+      if (msetnx && a != i) continue;  // its part is EXISTS: keys only
+      part_size[owner[k]].first += argv[a].size();
+      ++part_size[owner[k]].second;
+    }
+  }
+  k = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
     ShardJob::Part& p = job->part(owner[k]);
     if (p.argv.empty()) {
-      p.argv.reserve(arg_bytes + argv[0].size(), per_part_args);
+      const auto [bytes, count] = part_size[owner[k]];
+      p.argv.reserve(bytes + argv[0].size(), count + 1);
       p.argv.push(msetnx ? std::string_view("exists") : argv[0]);
     }
     if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.push_back({owner[k], p.argv.size() - 1});
@@ -171,8 +179,6 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
 }
 
 }  // namespace
-
-bool reads_only(const Command& cmd) noexcept { return (cmd.flags & cmd_readonly) != 0; }
 
 std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
                                    const ClientInfo& client, std::size_t& single) {

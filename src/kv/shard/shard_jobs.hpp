@@ -23,15 +23,16 @@
 #include <string_view>
 
 #include "kv/client_registry.hpp"
+#include "kv/command_table.hpp"
 #include "kv/shard/shard_job.hpp"
 
 namespace duet::kv {
 
-struct Command;
 class KvShard;
 
-// The command only reads keys (MGET, EXISTS, DBSIZE, SCAN ...).
-[[nodiscard]] bool reads_only(const Command& cmd) noexcept;
+// The command only reads keys (MGET, EXISTS, DBSIZE, SCAN ...): inline, it
+// is asked once per command on the sharded path.
+[[nodiscard]] inline bool reads_only(const Command& cmd) noexcept { return (cmd.flags & cmd_readonly) != 0; }
 
 [[nodiscard]] std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd,
                                                  std::span<const std::string_view> argv, const ClientInfo& client,
