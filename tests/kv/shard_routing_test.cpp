@@ -62,6 +62,15 @@ std::string joined(const std::vector<std::string>& script, std::size_t from, std
   return bytes;
 }
 
+// `big` under a key on shard 1, set through `client`; returns the key.
+std::string set_big_value_on_shard_1(FakeShards& fake, ShardClient& client, const std::string& big) {
+  const std::string key = fake.key_on(1, "big");
+  client.send(resp({"SET", key, big}));
+  kvtest::settle(fake, {&client});
+  client.take();
+  return key;
+}
+
 }  // namespace
 
 TEST_CASE("a connection on any shard gets the replies one shard would give, in order, for random pipelines",
@@ -201,10 +210,7 @@ TEST_CASE("a connection keeps at most 128 commands waiting on other shards, so a
   FakeShards fake(2);
   ShardClient client(fake, 0);
   const std::string big(100'000, 'v');
-  const std::string key = fake.key_on(1, "big");
-  client.send(resp({"SET", key, big}));
-  kvtest::settle(fake, {&client});
-  client.take();
+  const std::string key = set_big_value_on_shard_1(fake, client, big);
   std::string pipeline;
   for (int i = 0; i < 300; ++i) pipeline += resp({"GET", key});
   client.send(pipeline);
@@ -226,10 +232,7 @@ TEST_CASE("every reply of a long pipeline for another shard arrives when the out
     for (std::size_t s = 0; s < 2; ++s) fake.cluster.shard(s).state().config().client_output_limit = 1 << 20;
     ShardClient client(fake, home);
     const std::string big(100'000, 'v');
-    const std::string key = fake.key_on(1, "big");
-    client.send(resp({"SET", key, big}));
-    kvtest::settle(fake, {&client});
-    client.take();
+    const std::string key = set_big_value_on_shard_1(fake, client, big);
     std::string pipeline;
     for (int i = 0; i < 800; ++i) pipeline += resp({"GET", key}) + resp({"PING"});
     client.send(pipeline);
