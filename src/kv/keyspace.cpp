@@ -42,12 +42,15 @@ Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
 void Keyspace::prefetch(std::span<const std::string_view> keys) const noexcept {
   const std::size_t n = std::min(keys.size(), max_prefetch);
   std::array<std::size_t, max_prefetch> hashes{};
+  for (std::size_t i = 0; i < n; ++i) hashes[i] = detail::key_hash(keys[i]);
+  prefetch_hashed(std::span(hashes).first(n));
+}
+
+void Keyspace::prefetch_hashed(std::span<const std::size_t> hashes) const noexcept {
+  const std::size_t n = std::min(hashes.size(), max_prefetch);
   std::array<std::uint32_t, max_prefetch> candidates{};
   constexpr std::uint32_t none = ~std::uint32_t{0};
-  for (std::size_t i = 0; i < n; ++i) {
-    hashes[i] = detail::key_hash(keys[i]);
-    index_.prefetch(Probe{hashes[i], nullptr});
-  }
+  for (std::size_t i = 0; i < n; ++i) index_.prefetch(Probe{hashes[i], nullptr});
   for (std::size_t i = 0; i < n; ++i) {
     candidates[i] = none;
     (void)index_.find(Probe{hashes[i], &candidates[i]});

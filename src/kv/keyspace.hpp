@@ -74,6 +74,9 @@ class Keyspace {
   // keys are fine. Uses the first max_prefetch keys.
   static constexpr std::size_t max_prefetch = 16;
   void prefetch(std::span<const std::string_view> keys) const noexcept;
+  // The same for keys whose detail::key_hash the caller already has (a shard
+  // that picked its own keys of a pipeline by their hash).
+  void prefetch_hashed(std::span<const std::size_t> hashes) const noexcept;
   void erase(Entry& entry);
   void set_expire(Entry& entry, std::int64_t at);  // Entry::no_expiry persists
   // Called with each entry that expires (lazily or actively) just before it is

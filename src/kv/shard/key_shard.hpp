@@ -21,9 +21,14 @@
 
 namespace duet::kv {
 
-[[nodiscard]] inline std::size_t key_shard(std::string_view key, std::size_t shards) noexcept {
-  const std::uint64_t top = static_cast<std::uint64_t>(detail::key_hash(key)) >> 32;
+// The same from a key's detail::key_hash (for a caller that needs it anyway).
+[[nodiscard]] inline std::size_t hash_shard(std::size_t hash, std::size_t shards) noexcept {
+  const std::uint64_t top = static_cast<std::uint64_t>(hash) >> 32;
   return static_cast<std::size_t>((top * shards) >> 32);
+}
+
+[[nodiscard]] inline std::size_t key_shard(std::string_view key, std::size_t shards) noexcept {
+  return hash_shard(detail::key_hash(key), shards);
 }
 
 }  // namespace duet::kv

@@ -4,6 +4,9 @@
 // allocations in all, however many there are.
 #include "kv/shard/remote_batch.hpp"
 
+#include <algorithm>
+#include <array>
+
 #include "kv/command_table.hpp"
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -81,7 +84,9 @@ void RemoteBatch::run_all(KvShard& shard) {
   const std::int64_t now = state.now_ms();
   std::vector<std::string_view>& argv = argv_;
   reply_ends_.reserve(commands_.size());
-  for (const Queued& q : commands_) {
+  for (std::size_t i = 0; i < commands_.size(); ++i) {
+    if (i % Keyspace::max_prefetch == 0 && commands_.size() - i >= 2) prefetch(state, i);
+    const Queued& q = commands_[i];
     argv.clear();
     std::uint32_t start = q.first_arg == 0 ? 0 : arg_ends_[q.first_arg - 1];
     for (std::uint32_t a = q.first_arg; a < q.first_arg + q.argc; ++a) {
@@ -93,6 +98,25 @@ void RemoteBatch::run_all(KvShard& shard) {
     detail::run_command(*q.command, ctx);
     reply_ends_.push_back(static_cast<std::uint32_t>(out_.size()));
   }
+}
+
+// Starts the cache misses of the keys of commands [first, first + 16) in
+// the first one's database together, as Session does for its own keys: the
+// batch is a pipeline's commands for this shard, run back to back.
+void RemoteBatch::prefetch(ServerState& state, std::size_t first) const noexcept {
+  std::array<std::string_view, Keyspace::max_prefetch> keys;
+  std::size_t n = 0;
+  const int db = commands_[first].db;
+  const std::size_t end = std::min(commands_.size(), first + Keyspace::max_prefetch);
+  for (std::size_t i = first; i < end; ++i) {
+    const Queued& q = commands_[i];
+    const auto key = static_cast<std::uint32_t>(q.command->first_key);
+    if (q.db != db || key == 0 || key >= q.argc) continue;
+    const std::uint32_t a = q.first_arg + key;
+    const std::uint32_t start = arg_ends_[a - 1];  // a >= 1: the command's name comes first
+    keys[n++] = std::string_view(args_.data() + start, arg_ends_[a] - start);
+  }
+  if (n >= 2) state.store().db(db).prefetch(std::span(keys).first(n));
 }
 
 void RemoteBatch::go_back() noexcept {

@@ -37,6 +37,7 @@ namespace duet::kv {
 
 struct Command;
 class KvShard;
+class ServerState;
 class ShardDispatch;
 
 class RemoteBatch final : public LoopMessage, public GateWaiter {
@@ -76,6 +77,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   static void resumed(GateWaiter* self) noexcept;
   static void returned(LoopMessage* self) noexcept;
   void run_all(KvShard& shard);
+  void prefetch(ServerState& state, std::size_t first) const noexcept;
   void go_back() noexcept;
   void settle(KvShard& shard);
 

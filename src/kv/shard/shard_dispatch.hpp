@@ -91,6 +91,7 @@ class ShardDispatch {
   // client that never reads holds at most this many job replies beside the
   // output limit and the remote commands' bound.
   static constexpr std::size_t max_jobs_in_flight = 64;
+  [[nodiscard]] const KvShard& shard() const noexcept { return shard_; }
   // The command must_stall found for the argv it passed (null: unknown).
   [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {
