@@ -322,7 +322,7 @@ void EpollPoller::poll(Clock::time_point deadline) {
     wait = &ts;
   }
   const bool blocks = wait == nullptr || ts.tv_sec != 0 || ts.tv_nsec != 0;
-  if (blocks && !may_sleep()) {  // a message waits in the inbox: only look
+  if (blocks && (spin_for_reply(deadline) || !may_sleep())) {  // a message waits in the inbox: only look
     ts = timespec{};
     wait = &ts;
   }

@@ -88,6 +88,14 @@ void EventLoop::fulfil(IoOp& op, int res) noexcept {
   DUET_OWNER_ONLY("fulfil");
   poller_->fulfil(op, res);
 }
+void EventLoop::await_reply() noexcept {
+  DUET_OWNER_ONLY("await_reply");
+  poller_->await_reply();
+}
+void EventLoop::reply_arrived() noexcept {
+  DUET_OWNER_ONLY("reply_arrived");
+  poller_->reply_arrived();
+}
 
 // Off the owner thread. The thread's own io_uring loop can put a CQE straight
 // into ours (wake_peer); from anywhere else, the eventfd.

@@ -2,6 +2,7 @@
 // Backend value picks a backend type.
 #include "io/detail/poller.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <exception>
@@ -15,7 +16,9 @@
 namespace duet::detail {
 
 Poller::Poller(const LoopOptions& options) noexcept
-    : pool_count_(options.recv_buffer_count), pool_buffer_size_(options.recv_buffer_size) {}
+    : pool_count_(options.recv_buffer_count),
+      pool_buffer_size_(options.recv_buffer_size),
+      reply_spin_(options.reply_spin) {}
 
 RecvBufferPool* Poller::recv_pool() noexcept {
   if (!pool_) {
@@ -121,6 +124,25 @@ bool Poller::may_sleep() noexcept {
   std::atomic_thread_fence(std::memory_order_seq_cst);
   if (inbox_.empty()) return true;
   awake();
+  return false;
+}
+
+// The sleeping flag stays clear while we spin, so a sender only pushes: no
+// wake-up on its side, no context switch on ours. The clock is read once per
+// 64 looks at the inbox (a look is one load of a line the sender writes).
+bool Poller::spin_for_reply(Clock::time_point deadline) noexcept {
+  if (!spin_worthwhile()) return false;
+  const Clock::time_point end = std::min(deadline, Clock::now() + reply_spin_);
+  do {
+    for (int i = 0; i < 64; ++i) {
+      if (!inbox_.empty()) return true;
+#if defined(__x86_64__) || defined(__i386__)
+      __builtin_ia32_pause();
+#elif defined(__aarch64__)
+      asm volatile("yield");
+#endif
+    }
+  } while (Clock::now() < end);
   return false;
 }
 

@@ -277,7 +277,7 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
   if (!starved_.empty()) deadline = std::min(deadline, tend_starved());
   // A wait without limit (the usual one) needs no clock read.
   const auto now = deadline == Clock::time_point::max() ? Clock::time_point::min() : Clock::now();
-  if (has_finished() || deadline <= now || !may_sleep()) {
+  if (has_finished() || deadline <= now || spun_for_work(deadline) || !may_sleep()) {
     io_uring_submit_and_get_events(&ring_);
   } else if (deadline == Clock::time_point::max()) {
     io_uring_submit_and_wait(&ring_, 1);
@@ -292,6 +292,15 @@ std::size_t UringPoller::turn(Clock::time_point deadline) {
   reap();
   const std::size_t messages = drain_inbox();
   return messages + deliver();
+}
+
+// Awaiting a reply: push what is prepared (our sends must not wait for the
+// spin) and look at the completions it brings; with none, spin on the inbox.
+// The enter after a successful spin costs a syscall, but no sleep.
+bool UringPoller::spun_for_work(Clock::time_point deadline) noexcept {
+  if (!spin_worthwhile()) return false;
+  io_uring_submit_and_get_events(&ring_);
+  return io_uring_cq_ready(&ring_) != 0 || spin_for_reply(deadline);
 }
 
 void UringPoller::arm_wake() noexcept {

@@ -64,6 +64,9 @@ DetachedOnShard run_detached(F factory) {
 template <typename F, typename T = detail::FactoryValue<F>>
 Task<T> on(Shard& shard, F factory) {
   EventLoop* home = EventLoop::current();  // the task starts on the caller's thread
+  // Home awaits the answer (its loop may spin for it: LoopOptions::reply_spin).
+  const bool hops = home != nullptr && home != &shard.loop();
+  if (hops) home->await_reply();
   co_await resume_on(shard);
   detail::Result<T> result;
   try {
@@ -77,6 +80,7 @@ Task<T> on(Shard& shard, F factory) {
     result.set_exception(std::current_exception());
   }
   if (home != nullptr) co_await resume_on(*home);
+  if (hops) home->reply_arrived();
   co_return detail::take_result(result);
 }
 

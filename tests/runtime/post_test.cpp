@@ -112,6 +112,42 @@ TEST_CASE("a burst of posts from one shard's turn wakes a sleeping shard once", 
   set.stop();
 }
 
+// LoopOptions::reply_spin: shard 0 awaits each answer (await_reply) and
+// spins for it, so the answers reach it awake: none costs a wake-up. The spin
+// is far longer than any answer takes, so the count does not depend on timing.
+TEST_CASE("a loop awaiting a reply spins for it: the reply needs no wake-up", "[shard]") {
+  const duet::Backend backend = any_backend();
+  duet::ShardSet set({.shards = 2, .backend = backend, .loop = {.reply_spin = std::chrono::seconds(5)}});
+  constexpr int round_trips = 200;
+  std::atomic<std::uint64_t> wakes{~std::uint64_t{0}};
+  int left = round_trips;  // shard 0's
+  std::function<void()> step = [&] {
+    duet::EventLoop& here = duet::this_shard()->loop();
+    if (left == 0) {
+      wakes = here.message_wakes();
+      return;
+    }
+    here.await_reply();
+    set.shard(1).post([&] {
+      set.shard(0).post([&] {
+        duet::this_shard()->loop().reply_arrived();
+        --left;
+        step();
+      });
+    });
+  };
+  std::atomic<std::uint64_t> before{0};
+  set.shard(0).post([&] {
+    before = duet::this_shard()->loop().message_wakes();
+    step();
+  });
+  for (int i = 0; i < 2500 && wakes == ~std::uint64_t{0}; ++i) std::this_thread::sleep_for(2ms);
+  INFO(duet::backend_name(backend));
+  REQUIRE(wakes != ~std::uint64_t{0});
+  CHECK(wakes - before == 0);
+  set.stop();
+}
+
 TEST_CASE("posts from four threads arrive exactly once and in each sender's order", "[shard]") {
   constexpr int producers = 4;
   constexpr int per_producer = 100'000;

@@ -88,6 +88,9 @@ class Poller {
   void expect(IoOp& op) noexcept;
   void fulfil(IoOp& op, int res) noexcept;
   int abandon_remote(IoOp& op) noexcept;
+  // EventLoop::await_reply / reply_arrived.
+  void await_reply() noexcept { ++replies_awaited_; }
+  void reply_arrived() noexcept { --replies_awaited_; }
   // Runs the queued messages (up to inbox_budget); loop thread only.
   std::size_t drain_inbox() noexcept;
   [[nodiscard]] bool inbox_empty() const noexcept { return inbox_.empty(); }
@@ -124,6 +127,13 @@ class Poller {
   // Before a wait that may block: announce the sleep, then look at the inbox
   // once more. False: a message is there (or half pushed), do not block.
   bool may_sleep() noexcept;
+  // Before may_sleep, while a reply is awaited: watch the inbox for up to
+  // LoopOptions::reply_spin, never past deadline (a timer's). True: a
+  // message came (do not block).
+  bool spin_for_reply(Clock::time_point deadline) noexcept;
+  [[nodiscard]] bool spin_worthwhile() const noexcept {
+    return replies_awaited_ != 0 && reply_spin_ > Clock::duration::zero();
+  }
   void awake() noexcept { sleeping_.store(false, std::memory_order_relaxed); }
   // Messages run per turn at most; the rest keep the next turn from blocking.
   static constexpr std::size_t inbox_budget = 1024;
@@ -141,6 +151,8 @@ class Poller {
   std::size_t in_flight_ = 0;
   MpscQueue inbox_;                     // LoopMessages from any thread
   std::size_t drained_ = 0;
+  std::size_t replies_awaited_ = 0;  // await_reply's, not yet answered
+  Clock::duration reply_spin_;
   alignas(64) std::atomic<bool> sleeping_{false};  // set by the loop around a blocking wait
 };
 

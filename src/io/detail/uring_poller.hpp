@@ -48,6 +48,7 @@ class UringPoller final : public Poller {
   static void prepare(io_uring_sqe* sqe, IoOp& op) noexcept;
   void reap() noexcept;
   void arm_wake() noexcept;
+  [[nodiscard]] bool spun_for_work(Clock::time_point deadline) noexcept;
   void queue_sqes(IoOp& op) noexcept;
   bool prepare_pooled(IoOp& op) noexcept;
   bool setup_buffer_ring() noexcept;

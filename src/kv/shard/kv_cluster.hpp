@@ -55,6 +55,11 @@ class KvShard {
   [[nodiscard]] ShardGate& gate() noexcept { return gate_; }
   // Runs msg.run_ on shard `target`'s thread (any thread may send).
   void send(std::size_t target, LoopMessage& msg) const noexcept;
+  // send() of a message that will come back to this thread, which calls
+  // reply_came() when it has: the transport then knows this thread awaits
+  // an answer (its loop spins for it before sleeping).
+  void send_for_reply(std::size_t target, LoopMessage& msg) const noexcept;
+  void reply_came() const noexcept;
   // The append-only file as this shard sees it (null without one): a batch
   // run here goes back once its writes are safe, and a job publishes the
   // shard's records before it logs its own (kv/aof/aof_durability.hpp).
@@ -76,6 +81,9 @@ class KvShard {
 class KvCluster {
  public:
   using Transport = void (*)(void* context, std::size_t shard, LoopMessage& msg) noexcept;
+  // Told on the calling thread when it starts (true) or stops awaiting a
+  // message back (KvShard::send_for_reply / reply_came). Optional.
+  using ReplyWatch = void (*)(bool awaiting) noexcept;
 
   KvCluster(std::size_t shards, const ServerConfig& config);
   KvCluster(const KvCluster&) = delete;
@@ -89,6 +97,10 @@ class KvCluster {
     transport_context_ = context;
   }
   void send(std::size_t shard, LoopMessage& msg) const noexcept { transport_(transport_context_, shard, msg); }
+  void set_reply_watch(ReplyWatch watch) noexcept { reply_watch_ = watch; }
+  void watch_reply(bool awaiting) const noexcept {
+    if (reply_watch_ != nullptr) reply_watch_(awaiting);
+  }
   void redistribute_keys(std::function<void()> done);
   void drop_moved_keys();  // shard 0's keys that other shards own: gone
 
@@ -96,9 +108,15 @@ class KvCluster {
   std::vector<std::unique_ptr<KvShard>> shards_;
   Transport transport_ = nullptr;
   void* transport_context_ = nullptr;
+  ReplyWatch reply_watch_ = nullptr;
 };
 
 inline std::size_t KvShard::count() const noexcept { return cluster_->size(); }
 inline void KvShard::send(std::size_t target, LoopMessage& msg) const noexcept { cluster_->send(target, msg); }
+inline void KvShard::send_for_reply(std::size_t target, LoopMessage& msg) const noexcept {
+  cluster_->watch_reply(true);
+  cluster_->send(target, msg);
+}
+inline void KvShard::reply_came() const noexcept { cluster_->watch_reply(false); }
 
 }  // namespace duet::kv

@@ -48,7 +48,7 @@ void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv
 
 void RemoteBatch::send() noexcept {
   run_ = &arrive;
-  from_->send(to_, *this);
+  from_->send_for_reply(to_, *this);
 }
 
 void RemoteBatch::arrive(LoopMessage* self) noexcept {
@@ -126,6 +126,7 @@ void RemoteBatch::go_back() noexcept {
 
 void RemoteBatch::returned(LoopMessage* self) noexcept {
   auto* batch = static_cast<RemoteBatch*>(self);
+  batch->from_->reply_came();
   if (batch->origin_ == nullptr) return recycle(*batch->from_, batch);
   batch->origin_->on_batch(*batch);  // its holes read it, then give it back
 }

@@ -45,7 +45,7 @@ void ShardJob::take_next() {
   }
   p.op = Part::Op::take;
   p.run_ = &at_part;
-  origin_->send(p.shard, p);
+  origin_->send_for_reply(p.shard, p);  // back_ comes back: at_origin
 }
 
 // On the part's shard, holding its gate.
@@ -90,6 +90,7 @@ void ShardJob::on_resume(GateWaiter* w) noexcept {
 
 void ShardJob::at_origin(LoopMessage* msg) noexcept {
   ShardJob& job = *static_cast<Back&>(*msg).job;
+  job.origin_->reply_came();
   ++job.next_;
   job.take_next();
 }

@@ -4,7 +4,9 @@
 // Contract
 // - arm(home, complete, context) on the home loop's thread: an op goes in
 //   flight there (EventLoop::expect), so the waiter counts as work (a fiber
-//   scheduler does not call it a deadlock, a stopping ShardSet waits for it).
+//   scheduler does not call it a deadlock, a stopping ShardSet waits for it),
+//   and as an awaited reply (EventLoop::await_reply: the home loop may spin
+//   for it, LoopOptions::reply_spin) until the answer's message has run.
 // - send(res) once, from any thread, as the answering side's last touch of
 //   the reply (the waiter may be gone right after): the loop's next turn
 //   fulfils the op and complete(op, res) runs there, as for any IoOp.
@@ -36,6 +38,7 @@ class HomeReply {
     msg_.reply_ = this;
     msg_.run_ = &Message::run;
     home.expect(op_);
+    home.await_reply();
   }
   void send(int res) noexcept {
     res_ = res;
@@ -52,6 +55,7 @@ class HomeReply {
   struct Message final : LoopMessage {
     static void run(LoopMessage* msg) noexcept {
       HomeReply& reply = *static_cast<Message*>(msg)->reply_;
+      reply.home_->reply_arrived();
       reply.home_->fulfil(reply.op_, reply.res_);
     }
     HomeReply* reply_ = nullptr;
