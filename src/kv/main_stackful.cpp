@@ -9,11 +9,10 @@
 #include <type_traits>
 
 #include "kv/aof/aof_wait_fiber.hpp"
-#include "kv/push_signal.hpp"
+#include "kv/session_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 #include "kv/shard_runtime.hpp"
-#include "kv/shard_signal.hpp"
 #include "stackful/event.hpp"
 #include "stackful/on_shard.hpp"
 #include "stackful/scheduler.hpp"
@@ -42,7 +41,7 @@ bool flush(ServerRuntime& rt, Stream& conn, kv::Session& session, const std::sto
 // the stackless driver: the event lives only while a connection waits.
 bool wait_shards(kv::Session& session, const std::stop_token& stop) {
   fiber::Event reported;
-  kv::ShardSignal signal(session, reported);
+  kv::ShardSignal<fiber::Event> signal(session, reported);
   return reported.wait(stop).ok();
 }
 
@@ -74,7 +73,7 @@ template <typename Stream>
 void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
                       const std::stop_token& stop) {
   fiber::Event wake;
-  kv::PushSignal signal(session, wake);
+  kv::PushSignal<fiber::Event> signal(session, wake);
   std::stop_source reader_stop;
   std::stop_callback link(stop, [&reader_stop] { reader_stop.request_stop(); });
   std::optional<Received<Stream>> in;

@@ -9,11 +9,10 @@
 #include <type_traits>
 
 #include "kv/aof/aof_wait_task.hpp"
-#include "kv/push_signal.hpp"
+#include "kv/session_signal.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 #include "kv/shard_runtime.hpp"
-#include "kv/shard_signal.hpp"
 #include "task/event.hpp"
 #include "task/on_shard.hpp"
 #include "task/run.hpp"
@@ -52,7 +51,7 @@ EventLoop& loop_of(TlsStream& conn) { return conn.tcp().loop(); }
 // flush: the event lives only while a connection waits.
 Task<bool> wait_shards(EventLoop& loop, kv::Session& session, std::stop_token stop) {
   Event reported(loop);
-  kv::ShardSignal signal(session, reported);
+  kv::ShardSignal<Event> signal(session, reported);
   co_return (co_await reported.wait(std::move(stop))).ok();
 }
 
@@ -86,7 +85,7 @@ template <typename Stream>
 Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
                             std::stop_token stop) {
   Event wake(loop_of(conn));
-  kv::PushSignal signal(session, wake);
+  kv::PushSignal<Event> signal(session, wake);
   TaskScope reader;  // holds the pending recv; joined before the frame goes
   std::stop_callback link(stop, [&reader] { reader.request_stop(); });
   std::optional<Received<Stream>> in;
