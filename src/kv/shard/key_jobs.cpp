@@ -1,5 +1,8 @@
 #include "kv/shard/key_jobs.hpp"
 
+#include <absl/container/inlined_vector.h>
+
+#include <array>
 #include <charconv>
 
 #include "kv/command_table.hpp"
@@ -22,6 +25,18 @@ const std::string* first_error(std::span<const std::unique_ptr<ShardJob::Part>> 
 
 }  // namespace
 
+// The part's keys' cache misses start together, as a session's pipeline's
+// do (Keyspace::prefetch): without it a part's MGET waited for one miss
+// after another (a quarter of a --threads 2 MGET profile).
+void SplitJob::run_part(KvShard& shard, Part& part) {
+  const std::size_t step = merge_ == Merge::ok ? 2 : 1;  // MSET: key value ...
+  std::array<std::string_view, Keyspace::max_prefetch> keys;
+  std::size_t n = 0;
+  for (std::size_t i = 1; i < part.argv.size() && n < keys.size(); i += step) keys[n++] = part.argv[i];
+  if (n >= 2) shard.state().store().db(db()).prefetch(std::span(keys).first(n));
+  run_argv(shard, part.argv, part.reply);  // into the room split_keys made on the origin
+}
+
 void SplitJob::finish(std::string& reply) {
   if (const std::string* error = first_error(parts())) {
     reply = *error;
@@ -40,7 +55,7 @@ void SplitJob::finish(std::string& reply) {
       std::size_t bytes = 16;
       for (const auto& p : parts()) bytes += p->reply.size();
       reply.reserve(bytes);
-      std::vector<std::size_t> at(parts().size(), 0);
+      absl::InlinedVector<std::size_t, 8> at(parts().size(), 0);  // no allocation for up to 8 parts
       for (std::size_t i = 0; i < parts().size(); ++i) (void)detail::read_header(parts()[i]->reply, at[i], '*');
       out.array(slots.size());
       for (const Slot& s : slots) {

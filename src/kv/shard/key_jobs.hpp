@@ -28,10 +28,7 @@ class SplitJob final : public ShardJob {
   std::vector<Slot> slots;
 
  private:
-  void run_part(KvShard& shard, Part& part) override {
-    part.reply.reserve(256);  // one allocation for a typical reply, not one per doubling
-    run_argv(shard, part.argv, part.reply);
-  }
+  void run_part(KvShard& shard, Part& part) override;
   void finish(std::string& reply) override;
   Merge merge_;
 };

@@ -21,8 +21,8 @@
 //   origin while it still holds every gate, after each part's shard published
 //   its own records. So the one log has every key's writes in their order and
 //   replays the job atomically.
-// - A job owns itself from start() on and frees itself once its last message
-//   has run. Thread rules: start/orphan/decide/finish on the origin shard's
+// - A job owns itself from start() on and frees itself, on the origin's
+//   thread, once its last message has run. Thread rules: start/orphan/decide/finish on the origin shard's
 //   thread, run_part/apply_part on the part's shard's thread.
 //
 //   auto job = std::make_unique<SplitJob>(origin, db, ...);
@@ -133,11 +133,12 @@ class ShardJob {
   void taken(Part& p);
   void finish_all();
   void end_part(Part& p, bool apply);
-  void drop_ref() noexcept;
+  void drop_ref(bool on_origin) noexcept;
   void log_command(std::string_view reply);
   static void at_part(LoopMessage* msg) noexcept;
   static void on_resume(GateWaiter* w) noexcept;
   static void at_origin(LoopMessage* msg) noexcept;
+  static void delete_at_origin(LoopMessage* msg) noexcept;
 
   KvShard* origin_;
   int db_;

@@ -1,8 +1,11 @@
 // plan_job: the command → split table of the sharded keyspace.
 #include "kv/shard/shard_jobs.hpp"
 
+#include <absl/container/inlined_vector.h>
+
 #include <cctype>
 #include <cerrno>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <utility>
@@ -34,11 +37,13 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   const std::size_t n = origin.count();
   const KeyRange keys = key_range(cmd, argv.size());
   if (keys.first >= keys.end) return nullptr;
-  std::vector<std::size_t> owner;
+  // Scratch on the stack for the usual few keys and shards (abseil's
+  // InlinedVector): a heap buffer costs an allocation and a free per command.
+  absl::InlinedVector<std::uint32_t, 32> owner;
   owner.reserve((keys.end - keys.first + keys.step - 1) / keys.step);
   bool spread = false;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step) {
-    owner.push_back(key_shard(argv[i], n));
+    owner.push_back(static_cast<std::uint32_t>(key_shard(argv[i], n)));
     spread = spread || owner.back() != owner.front();
   }
   if (!spread) {
@@ -65,7 +70,7 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.reserve(owner.size());
   // Each part's arguments sized once, exactly (most of a job's cost is its
   // allocations; a part never holds more than its own keys and values).
-  std::vector<std::pair<std::size_t, std::size_t>> part_size(n);  // bytes, arguments
+  absl::InlinedVector<std::pair<std::size_t, std::size_t>, 8> part_size(n);  // bytes, arguments
   std::size_t k = 0;
   for (std::size_t i = keys.first; i < keys.end; i += keys.step, ++k) {
     for (std::size_t a = i; a < i + keys.step && a < argv.size(); ++a) {
@@ -80,6 +85,10 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
     if (p.argv.empty()) {
       const auto [bytes, count] = part_size[owner[k]];
       p.argv.reserve(bytes + argv[0].size(), count + 1);
+      // The reply's room, made here on the origin, where the job is freed
+      // (ShardJob::drop_ref): one allocation for a typical reply, and none
+      // that another thread makes and the origin frees.
+      if (split != nullptr) p.reply.reserve(256);
       p.argv.push(msetnx ? std::string_view("exists") : argv[0]);
     }
     if (split != nullptr && merge == SplitJob::Merge::mget) split->slots.push_back({owner[k], p.argv.size() - 1});
