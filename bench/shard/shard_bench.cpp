@@ -5,9 +5,10 @@
 //   on(shard 1, a task returning 1), i.e. two messages and two resumptions.
 // - shard/roundtrip/duet_fiber/<backend>: the same with fiber::on between
 //   two fiber shards (plus a fiber spawned on shard 1 per call).
-// - shard/roundtrip/duet_task_spin/<backend>, .../duet_fiber_spin/<backend>:
-//   the same with shard 0 spinning up to 20 µs for each answer
-//   (LoopOptions::reply_spin) instead of sleeping.
+//   Shard 0 spins up to 20 µs for each answer before it sleeps
+//   (ShardSetOptions' default LoopOptions::reply_spin).
+// - shard/roundtrip/duet_task_sleep/<backend>, .../duet_fiber_sleep/<backend>:
+//   the same with reply_spin zero: shard 0 sleeps until the answer wakes it.
 // - shard/roundtrip/asio (asio_rows.cpp): Asio's post between two
 //   io_contexts on two threads, there and back.
 // - shard/burst64/<backend>: one-way throughput in bursts: one turn of shard 0
@@ -33,11 +34,12 @@ namespace {
 
 duet::Task<int> one() { co_return 1; }
 
-// The *_spin rows: the awaiting shard spins up to 20 µs for the answer
-// (LoopOptions::reply_spin) instead of sleeping, as the KV server's shards do.
-constexpr duet::LoopOptions spin_loop{.reply_spin = std::chrono::microseconds(20)};
+// The *_sleep rows: the awaiting shard sleeps until the answer wakes it
+// (LoopOptions::reply_spin zero); the others spin up to 20 µs for it first,
+// ShardSetOptions' default.
+constexpr duet::LoopOptions sleep_loop{.reply_spin = {}};
 
-void roundtrip_task(benchmark::State& state, duet::Backend backend, duet::LoopOptions loop = {}) {
+void roundtrip_task(benchmark::State& state, duet::Backend backend, duet::LoopOptions loop = duet::ShardSetOptions{}.loop) {
   duet::ShardSet set({.shards = 2, .backend = backend, .loop = loop});
   duet::sync_wait(duet::on(set.shard(0), [&]() -> duet::Task<> {
     for (auto _ : state) benchmark::DoNotOptimize(co_await duet::on(set.shard(1), [] { return one(); }));
@@ -45,7 +47,8 @@ void roundtrip_task(benchmark::State& state, duet::Backend backend, duet::LoopOp
   set.stop();
 }
 
-void roundtrip_fiber(benchmark::State& state, duet::Backend backend, duet::LoopOptions loop = {}) {
+void roundtrip_fiber(benchmark::State& state, duet::Backend backend,
+                     duet::LoopOptions loop = duet::ShardSetOptions{}.loop) {
   duet::ShardSet set({.shards = 2, .backend = backend, .loop = loop}, duet::fiber::shard_runner());
   std::atomic<bool> done{false};
   duet::fiber::spawn_on(set.shard(0), [&] {
@@ -94,17 +97,17 @@ BENCHMARK_CAPTURE(roundtrip_fiber, io_uring, duet::Backend::io_uring)
 BENCHMARK_CAPTURE(roundtrip_fiber, epoll, duet::Backend::epoll)
     ->Name("shard/roundtrip/duet_fiber/epoll")
     ->UseRealTime();
-BENCHMARK_CAPTURE(roundtrip_task, io_uring_spin, duet::Backend::io_uring, spin_loop)
-    ->Name("shard/roundtrip/duet_task_spin/io_uring")
+BENCHMARK_CAPTURE(roundtrip_task, io_uring_sleep, duet::Backend::io_uring, sleep_loop)
+    ->Name("shard/roundtrip/duet_task_sleep/io_uring")
     ->UseRealTime();
-BENCHMARK_CAPTURE(roundtrip_task, epoll_spin, duet::Backend::epoll, spin_loop)
-    ->Name("shard/roundtrip/duet_task_spin/epoll")
+BENCHMARK_CAPTURE(roundtrip_task, epoll_sleep, duet::Backend::epoll, sleep_loop)
+    ->Name("shard/roundtrip/duet_task_sleep/epoll")
     ->UseRealTime();
-BENCHMARK_CAPTURE(roundtrip_fiber, io_uring_spin, duet::Backend::io_uring, spin_loop)
-    ->Name("shard/roundtrip/duet_fiber_spin/io_uring")
+BENCHMARK_CAPTURE(roundtrip_fiber, io_uring_sleep, duet::Backend::io_uring, sleep_loop)
+    ->Name("shard/roundtrip/duet_fiber_sleep/io_uring")
     ->UseRealTime();
-BENCHMARK_CAPTURE(roundtrip_fiber, epoll_spin, duet::Backend::epoll, spin_loop)
-    ->Name("shard/roundtrip/duet_fiber_spin/epoll")
+BENCHMARK_CAPTURE(roundtrip_fiber, epoll_sleep, duet::Backend::epoll, sleep_loop)
+    ->Name("shard/roundtrip/duet_fiber_sleep/epoll")
     ->UseRealTime();
 BENCHMARK_CAPTURE(burst64, io_uring, duet::Backend::io_uring)
     ->Name("shard/burst64/io_uring")

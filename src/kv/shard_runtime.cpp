@@ -10,12 +10,10 @@ namespace duet::kv {
 ShardRuntime::ShardRuntime(ServerRuntime& rt, ShardRunner& runner) {
   rt.open_backend([&](Backend backend) {
     set_.reset();  // a failed io_uring attempt leaves nothing behind
-    // Shards answer each other in a few µs when awake: a shard awaiting an
-    // answer (a batch, a job's part) spins up to 20 µs before it sleeps.
-    // GET/SET P16 at --threads 2: context switches 0.04-0.05 -> 0.013 per
-    // request, CPU per request -10-15 % (docs/BENCHMARKS.md).
-    const LoopOptions loop{.reply_spin = std::chrono::microseconds(20)};
-    set_.emplace(ShardSetOptions{.shards = rt.threads(), .backend = backend, .loop = loop, .calling_thread = true}, runner);
+    // The default loop options: a shard awaiting an answer (a batch, a job's
+    // part: the reply watch below) spins up to 20 µs before it sleeps. GET
+    // P16 at --threads 2: context switches 0.04-0.05 -> 0.013 per request.
+    set_.emplace(ShardSetOptions{.shards = rt.threads(), .backend = backend, .calling_thread = true}, runner);
   });
   rt.cluster().set_transport(
       [](void* set, std::size_t shard, LoopMessage& msg) noexcept { static_cast<ShardSet*>(set)->shard(shard).send(msg); },
