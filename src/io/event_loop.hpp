@@ -7,8 +7,9 @@
 //   (for io_uring: ENOSYS, EPERM, ...); catch it to fall back to Backend::epoll.
 // - Thread rule: the loop belongs to the thread that constructs it (its owner;
 //   io_uring's SINGLE_ISSUER needs that too). submit/start/cancel/abandon/post/
-//   expect/fulfil/run*/close_fd/forget_fd/release_recv_buffer only there: debug
-//   builds (no NDEBUG) check it and abort with a message naming the call.
+//   expect/fulfil/await_reply/reply_arrived/run*/close_fd/forget_fd/
+//   release_recv_buffer only there: debug builds (no NDEBUG) check it and
+//   abort with a message naming the call.
 //   wake() and stop() from any thread, and from a signal handler (an atomic
 //   store and an eventfd write); send(msg) from any thread (not a handler).
 // - Completions are delivered only from run_once/run: submit never calls back.

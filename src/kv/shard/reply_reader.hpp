@@ -10,35 +10,29 @@
 #pragma once
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string_view>
 #include <vector>
+
+#include "kv/detail/numbers.hpp"
 
 namespace duet::kv::detail {
 
 [[nodiscard]] inline bool is_error_reply(std::string_view reply) noexcept { return !reply.empty() && reply[0] == '-'; }
 
-// Reads "<type><number>\r\n" at `at`, moving past it. The digits are read
-// here rather than by a find of "\r\n" and std::from_chars: an MGET over
-// shards reads one header per value, and those two cost ~3x as much.
+// Reads "<type><number>\r\n" at `at`, moving past it; the number by
+// parse_i64 (Redis's string2ll rules). An MGET over shards reads one header
+// per value, so the line end is found by a plain loop, not a find of "\r\n"
+// (which with std::from_chars cost ~1.5x this).
 [[nodiscard]] inline std::optional<std::int64_t> read_header(std::string_view reply, std::size_t& at, char type) {
   if (at >= reply.size() || reply[at] != type) return std::nullopt;
-  std::size_t i = at + 1;
-  const bool negative = i < reply.size() && reply[i] == '-';
-  if (negative) ++i;
-  const std::size_t digits = i;
-  std::uint64_t n = 0;
-  for (; i < reply.size() && reply[i] >= '0' && reply[i] <= '9'; ++i) {
-    if (i - digits == 19) return std::nullopt;  // 19 digits fit in 64 bits unsigned; more do not
-    n = n * 10 + static_cast<std::uint64_t>(reply[i] - '0');
-  }
-  if (i == digits || i + 1 >= reply.size() || reply[i] != '\r' || reply[i + 1] != '\n') return std::nullopt;
-  constexpr auto max = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
-  if (n > max + (negative ? 1 : 0)) return std::nullopt;
-  at = i + 2;
-  if (!negative) return static_cast<std::int64_t>(n);
-  return n == max + 1 ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(n);
+  std::size_t end = at + 1;  // a header is a few bytes: a loop beats a call
+  while (end < reply.size() && reply[end] != '\r') ++end;
+  if (end + 1 >= reply.size() || reply[end + 1] != '\n') return std::nullopt;
+  std::int64_t n = 0;
+  if (!parse_i64(reply.substr(at + 1, end - at - 1), n)) return std::nullopt;
+  at = end + 2;
+  return n;
 }
 
 [[nodiscard]] inline std::optional<std::int64_t> read_integer(std::string_view reply) {
