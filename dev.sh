@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 
 # Everything a build, a test or a benchmark needs, from Debian's archive.
 PACKAGES=(
-  meson ninja-build g++ clang pkg-config
+  meson ninja-build g++ clang pkg-config ccache  # meson compiles through ccache when it is there (warm rebuilds)
   liburing-dev libfmt-dev catch2 libbenchmark-dev libabsl-dev
   libasio-dev libboost-context-dev libboost-fiber-dev libhiredis-dev
   redis-tools redis-server libssl-dev openssl libclang-rt-14-dev valgrind strace util-linux python3
@@ -37,8 +37,15 @@ BUILD_DIR=${BUILD_DIR:-build}
 # `test` builds everything, since `meson test` needs every test binary.
 RUN_TARGETS=(src/kv/duet-kv-stackless)
 
+# DUET_DEV_DRY_RUN=1 configures the tree but only lists what ninja would
+# build (ninja -n) and starts nothing: tests/dev/check_dev_run.sh checks with it
+# that `run` builds the server alone, without spending a build on the check.
 build() {
   [[ -d $BUILD_DIR ]] || meson setup "$BUILD_DIR"
+  if [[ -n ${DUET_DEV_DRY_RUN:-} ]]; then
+    ninja -C "$BUILD_DIR" -n "$@"
+    exit 0
+  fi
   ninja -C "$BUILD_DIR" "$@"
 }
 
