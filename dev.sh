@@ -50,6 +50,9 @@ build() {
 }
 
 case "${1:-}" in
+  deps)  # only the first step of both: install what is missing (CI runs it first)
+    install_missing
+    ;;
   run)
     install_missing
     build "${RUN_TARGETS[@]}"
@@ -62,7 +65,7 @@ case "${1:-}" in
     meson test -C "$BUILD_DIR" --print-errorlogs
     ;;
   *)
-    echo "usage: $0 run [server flags...] | test" >&2
+    echo "usage: $0 run [server flags...] | test | deps" >&2
     exit 2
     ;;
 esac
