@@ -14,8 +14,9 @@
 namespace duet::kv {
 namespace {
 
-// The first part's error, if any part failed (a wrong arity cannot reach a
-// part; OOM and the like would be the same on every part).
+// The first part's error, if any part failed (a command that is not whole
+// never becomes a job: split_keys; OOM and the like would be the same on
+// every part).
 const std::string* first_error(std::span<const std::unique_ptr<ShardJob::Part>> parts) {
   for (const auto& p : parts) {
     if (detail::is_error_reply(p->reply)) return &p->reply;
