@@ -234,3 +234,19 @@ TEST_CASE("MSET and MSETNX with a value missing over two shards answer the arity
     CHECK(client.take() == ":0\r\n");
   }
 }
+
+// rename_common keeps the source's expiry as it is; set by PEXPIREAT on the
+// destination's shard, a time equal to now deleted the key at once.
+TEST_CASE("a RENAME across shards keeps the source's expiry, one that ends this millisecond too",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string x = fake.key_on(0, "x");
+  const std::string y = fake.key_on(1, "y");
+  ShardClient client(fake, 0);
+  client.send(resp({"SET", x, "v", "PXAT", std::to_string(fake.now + 5)}));
+  kvtest::settle(fake, {&client});
+  fake.now += 5;  // x's last alive millisecond
+  client.send(resp({"RENAME", x, y}) + resp({"GET", y}) + resp({"PTTL", y}) + resp({"EXISTS", x}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.take() == "+OK\r\n+OK\r\n$1\r\nv\r\n:0\r\n:0\r\n");
+}
