@@ -95,18 +95,53 @@ std::string random_write(std::mt19937_64& rng) {
   }
 }
 
+// Shards whose writes reach one MemoryLog on shard 0, as ShardedAof wires them.
+struct LoggedShards {
+  FakeShards fake;
+  MemoryLog sink;
+  std::vector<std::unique_ptr<AofFeed>> feeds;
+
+  explicit LoggedShards(std::size_t n, std::uint64_t seed = 1) : fake(n, seed), sink(fake.cluster.shard(0)) {
+    for (std::size_t s = 1; s < n; ++s) {
+      feeds.push_back(std::make_unique<AofFeed>(fake.cluster.shard(s), 0, sink, [](std::string&) { return false; }));
+      feeds.back()->install();
+    }
+  }
+  // Every record the feeds still hold, on to the log.
+  void close() {
+    for (auto& feed : feeds) feed->uninstall();
+    fake.pump();
+  }
+  // The log loaded into one fresh keyspace, on the shards' clock.
+  std::unique_ptr<ServerState> replay() const {
+    char path[] = "/tmp/duet-shard-aof-XXXXXX";
+    const int fd = ::mkstemp(path);
+    REQUIRE(fd >= 0);
+    ::close(fd);
+    std::ofstream(path, std::ios::binary) << sink.log.bytes();
+    auto replayed = std::make_unique<ServerState>();
+    replayed->set_clock([now = fake.now] { return now; });
+    const AofLoadResult loaded = load_aof(*replayed, path);
+    std::remove(path);
+    REQUIRE(loaded.status == AofLoadStatus::loaded);
+    return replayed;
+  }
+  [[nodiscard]] aoftest::Dump dump() {
+    aoftest::Dump sharded;
+    for (std::size_t s = 0; s < fake.cluster.size(); ++s) {
+      sharded.merge(aoftest::dump(fake.cluster.shard(s).state(), fake.now));
+    }
+    return sharded;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("the log of a sharded keyspace replays on one shard to the data every shard holds", "[aof][shard]") {
   for (std::uint64_t seed = 1; seed <= 25; ++seed) {
     const std::size_t n = 2 + seed % 3;
-    FakeShards fake(n, seed);
-    MemoryLog sink(fake.cluster.shard(0));
-    std::vector<std::unique_ptr<AofFeed>> feeds;
-    for (std::size_t s = 1; s < n; ++s) {
-      feeds.push_back(std::make_unique<AofFeed>(fake.cluster.shard(s), 0, sink, [](std::string&) { return false; }));
-      feeds.back()->install();
-    }
+    LoggedShards shards(n, seed);
+    FakeShards& fake = shards.fake;
     std::vector<std::unique_ptr<ShardClient>> clients;
     std::vector<ShardClient*> all;
     for (std::size_t c = 0; c < 2 * n; ++c) all.push_back(clients.emplace_back(std::make_unique<ShardClient>(fake, c % n)).get());
@@ -119,24 +154,52 @@ TEST_CASE("the log of a sharded keyspace replays on one shard to the data every 
       }
       kvtest::settle(fake, all);
     }
-    for (auto& feed : feeds) feed->uninstall();
-    fake.pump();
-
-    char path[] = "/tmp/duet-shard-aof-XXXXXX";
-    const int fd = ::mkstemp(path);
-    REQUIRE(fd >= 0);
-    ::close(fd);
-    std::ofstream(path, std::ios::binary) << sink.log.bytes();
-    ServerState replayed;
-    replayed.set_clock([&] { return fake.now; });
-    const AofLoadResult loaded = load_aof(replayed, path);
-    std::remove(path);
+    shards.close();
     INFO("seed " << seed << ", " << n << " shards");
-    REQUIRE(loaded.status == AofLoadStatus::loaded);
-
-    aoftest::Dump sharded;
-    for (std::size_t s = 0; s < n; ++s) sharded.merge(aoftest::dump(fake.cluster.shard(s).state(), fake.now));
-    CHECK(aoftest::dump(replayed, fake.now) == sharded);
+    const aoftest::Dump sharded = shards.dump();
+    CHECK(aoftest::dump(*shards.replay(), fake.now) == sharded);
     CHECK(sharded.size() > 3);
   }
+}
+
+TEST_CASE("an MSET or MSETNX with a value missing over two shards logs nothing", "[aof][shard]") {
+  LoggedShards shards(2);
+  const std::string a = shards.fake.key_on(0, "a");
+  const std::string b = shards.fake.key_on(1, "b");
+  ShardClient client(shards.fake, 0);
+  client.send(resp({"MSET", a, "1", b}) + resp({"MSETNX", b, "1", a}) + resp({"MSETNX", a, "1", b}));
+  kvtest::settle(shards.fake, {&client});
+  shards.close();
+  CHECK(shards.sink.log.bytes().empty());
+  CHECK(shards.dump().empty());
+}
+
+// The job checks y on its shard, then applies there later. With a second
+// clock reading at the apply, y had expired by then: its lazy expiry logged
+// DEL y on y's shard, behind the job's RENAME record, and the replay deleted
+// the renamed value the client was told is there.
+TEST_CASE("a RENAME across shards onto a key whose TTL ends during the job replays to the renamed value",
+          "[aof][shard]") {
+  LoggedShards shards(2);
+  FakeShards& fake = shards.fake;
+  const std::string x = fake.key_on(0, "x");
+  const std::string y = fake.key_on(1, "y");
+  ShardClient client(fake, 0);
+  client.send(resp({"SET", x, "renamed"}) + resp({"SET", y, "old", "PXAT", std::to_string(fake.now + 1)}));
+  kvtest::settle(fake, {&client});
+  REQUIRE(client.take() == "+OK\r\n+OK\r\n");
+  client.send(resp({"RENAME", x, y}));  // reads x here, on the origin; y's part waits on shard 1
+  REQUIRE(fake.step(1));                // y's part: y is alive
+  fake.now += 2;                        // y's TTL ends before the job applies
+  kvtest::settle(fake, {&client});
+  CHECK(client.take() == "+OK\r\n");
+  client.send(resp({"GET", y}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.take() == "$7\r\nrenamed\r\n");
+  shards.close();
+  const std::unique_ptr<ServerState> replayed = shards.replay();
+  CHECK(aoftest::dump(*replayed, fake.now) == shards.dump());
+  const Entry* renamed = replayed->store().db(0).find(y, fake.now);
+  REQUIRE(renamed != nullptr);
+  CHECK(as_view(renamed->value) == "renamed");
 }

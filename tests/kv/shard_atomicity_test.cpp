@@ -6,6 +6,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kv/shard/shard_dispatch.hpp"
@@ -206,4 +207,46 @@ TEST_CASE("a connection keeps at most 64 read-only jobs in flight, and the rest 
   std::string expected;
   for (int i = 0; i < 100; ++i) expected += "*2\r\n$-1\r\n$-1\r\n";
   CHECK(reader.take() == expected);
+}
+
+// Redis checks MSET's pairs whole (msetCommand: argc even → arity error)
+// before it writes anything; split by shard first, the part with whole pairs
+// was applied while another answered the error (MSETNX: :1 from its EXISTS).
+TEST_CASE("MSET and MSETNX with a value missing over two shards answer the arity error and write nothing",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string a = fake.key_on(0, "a");
+  const std::string b = fake.key_on(1, "b");
+  const std::string a2 = fake.key_on(0, "c");
+  for (std::size_t origin = 0; origin < 2; ++origin) {
+    ShardClient client(fake, origin);
+    for (const auto& [cmd, name] : {std::pair{"MSET", "mset"}, std::pair{"MSETNX", "msetnx"}}) {
+      const std::string error = std::string("-ERR wrong number of arguments for '") + name + "' command\r\n";
+      client.send(resp({cmd, a, "1", b}));
+      client.send(resp({cmd, b, "1", a}));
+      client.send(resp({cmd, a, "1", b, "2", a2}));  // whole pairs on shard 1, half of one on shard 0
+      kvtest::settle(fake, {&client});
+      INFO(cmd << " from shard " << origin);
+      CHECK(client.take() == error + error + error);
+    }
+    client.send(resp({"EXISTS", a, b, a2}));
+    kvtest::settle(fake, {&client});
+    CHECK(client.take() == ":0\r\n");
+  }
+}
+
+// rename_common keeps the source's expiry as it is; set by PEXPIREAT on the
+// destination's shard, a time equal to now deleted the key at once.
+TEST_CASE("a RENAME across shards keeps the source's expiry, one that ends this millisecond too",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string x = fake.key_on(0, "x");
+  const std::string y = fake.key_on(1, "y");
+  ShardClient client(fake, 0);
+  client.send(resp({"SET", x, "v", "PXAT", std::to_string(fake.now + 5)}));
+  kvtest::settle(fake, {&client});
+  fake.now += 5;  // x's last alive millisecond
+  client.send(resp({"RENAME", x, y}) + resp({"GET", y}) + resp({"PTTL", y}) + resp({"EXISTS", x}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.take() == "+OK\r\n+OK\r\n$1\r\nv\r\n:0\r\n:0\r\n");
 }

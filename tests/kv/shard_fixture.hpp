@@ -43,9 +43,13 @@ struct FakeShards {
       if (!queues[i].empty()) ready.push_back(i);
     }
     if (ready.empty()) return false;
-    auto& q = queues[ready[rng() % ready.size()]];
-    duet::LoopMessage* msg = q.front();
-    q.pop_front();
+    return step(ready[rng() % ready.size()]);
+  }
+  // Runs the next message of `shard` (a test's chosen interleaving); false when none is queued.
+  bool step(std::size_t shard) {
+    if (queues[shard].empty()) return false;
+    duet::LoopMessage* msg = queues[shard].front();
+    queues[shard].pop_front();
     msg->run_(msg);
     return true;
   }

@@ -28,10 +28,10 @@ class RewriteJob final : public ShardJob {
     if (shard.durability() != nullptr) shard.durability()->publish();  // its records before the snapshot
     AofBuffer records;
     AofBuffer one;
-    const std::int64_t now = shard.state().now_ms();
     for (int db = 0; db < Store::db_count; ++db) {
       shard.state().store().db(db).scan(0, SIZE_MAX, 0, [&](const Entry& e) {
-        if (e.expire_at != Entry::no_expiry && e.expire_at < now) return;  // gone already
+        // gone already, at the job's one instant: one snapshot of every shard
+        if (e.expire_at != Entry::no_expiry && e.expire_at < now()) return;
         one.clear();
         state_record(e, one);
         records.append_records(db, one.bytes());

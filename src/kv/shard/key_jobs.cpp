@@ -14,8 +14,9 @@
 namespace duet::kv {
 namespace {
 
-// The first part's error, if any part failed (a wrong arity cannot reach a
-// part; OOM and the like would be the same on every part).
+// The first part's error, if any part failed (a command that is not whole
+// never becomes a job: split_keys; OOM and the like would be the same on
+// every part).
 const std::string* first_error(std::span<const std::unique_ptr<ShardJob::Part>> parts) {
   for (const auto& p : parts) {
     if (detail::is_error_reply(p->reply)) return &p->reply;
@@ -103,15 +104,14 @@ RenameJob::RenameJob(KvShard& origin, int db, bool nx, std::string from, std::st
 
 void RenameJob::run_part(KvShard& shard, Part& part) {
   Keyspace& keys = shard.state().store().db(db());
-  const std::int64_t now = shard.state().now_ms();
   if (part.shard == from_shard_) {
-    if (Entry* e = keys.find(from_, now)) {
+    if (Entry* e = keys.find(from_, now())) {
       found_ = true;
       value_.assign(e->value.data(), e->value.size());
       expire_at_ = e->expire_at;
     }
   } else {
-    target_exists_ = keys.find(to_, now) != nullptr;
+    target_exists_ = keys.find(to_, now()) != nullptr;  // expired: deleted and logged now, before the job's record
   }
 }
 
@@ -123,15 +123,22 @@ bool RenameJob::decide() {
   return true;
 }
 
-// Through the commands, so the write observer (the AOF) logs what happened
-// on each shard as it would for a client's SET, PEXPIREAT and DEL.
+// What rename_common (commands_keyspace.cpp) does on one shard, split in
+// two, at the job's instant: the keys are those run_part looked up then, so
+// neither expires here (a lazy expiry's DEL would be logged behind the job's
+// RENAME). The expiry is set as it was, not by PEXPIREAT, which deletes a key
+// whose time is now (a source at its last alive millisecond). No observer:
+// the job logs the RENAME, whole.
 void RenameJob::apply_part(KvShard& shard, Part& part) {
-  std::string ignored;
+  Keyspace& keys = shard.state().store().db(db());
   if (part.shard == to_shard_) {
-    run_argv(shard, Args{"set", to_, value_}, ignored);
-    if (expire_at_ != Entry::no_expiry) run_argv(shard, Args{"pexpireat", to_, std::to_string(expire_at_)}, ignored);
+    bool created = false;
+    Entry& e = keys.upsert(to_, now(), created);
+    e.value.assign(value_.data(), value_.size());
+    keys.set_expire(e, expire_at_);
+    ++shard.state().stats().commands_processed;  // the RENAME, once
   } else {
-    run_argv(shard, Args{"del", from_}, ignored);
+    keys.erase(from_, now());
   }
 }
 

@@ -29,6 +29,7 @@ ShardJob::Part& ShardJob::part(std::size_t shard) {
 
 void ShardJob::start(ShardDispatch* connection) {
   connection_ = connection;
+  now_ = origin_->state().now_ms();  // the job's one instant (header: "One instant")
   back_.job = this;
   for (auto& p : parts_) p->mode_ = shares_ ? GateWaiter::Mode::share : GateWaiter::Mode::take;
   std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a->shard < b->shard; });
@@ -124,7 +125,7 @@ void ShardJob::log_command(std::string_view reply) {
   client.authenticated = true;
   client.db = db_;
   std::string unused;
-  CommandContext ctx{origin_->state(), client, views, Reply(unused), origin_->state().now_ms()};
+  CommandContext ctx{origin_->state(), client, views, Reply(unused), now_};
   observer->after_write(*logged_, ctx, reply);
   if (origin_->durability() != nullptr) origin_->durability()->publish();
 }
@@ -169,7 +170,7 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out) cons
   ClientInfo client;
   client.authenticated = true;
   client.db = db_;
-  CommandContext ctx{shard.state(), client, views, Reply(out), shard.state().now_ms()};
+  CommandContext ctx{shard.state(), client, views, Reply(out), now_};  // not this shard's clock: the job's
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
   ++shard.state().stats().commands_processed;
 }

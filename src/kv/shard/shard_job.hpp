@@ -16,6 +16,13 @@
 //   hands it to its connection (ShardDispatch::on_job) unless orphan() was
 //   called (the connection went away: the job still completes, so gates are
 //   always released).
+// - One instant: start() reads the origin's clock once, and every part, in
+//   both phases, and the logged command run at that `now()`, as one command
+//   of Redis's one thread does. A second reading at the apply could find a key
+//   the check saw alive expired there, and that lazy expiry's DEL would be
+//   logged on its shard after the job's record: the replay would then undo
+//   what the client was told. At one instant apply_part touches only keys its
+//   run_part looked up, so every lazy-expiry record comes before the job's.
 // - The append-only file: parts never log (run_argv runs without the write
 //   observer); a write job logs its command once, whole (log_as), on the
 //   origin while it still holds every gate, after each part's shard published
@@ -123,6 +130,8 @@ class ShardJob {
   [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
   [[nodiscard]] int db() const noexcept { return db_; }
   [[nodiscard]] KvShard& origin() const noexcept { return *origin_; }
+  // The job's one clock reading (start()): what every part runs at.
+  [[nodiscard]] std::int64_t now() const noexcept { return now_; }
 
  private:
   struct Back final : LoopMessage {
@@ -142,6 +151,7 @@ class ShardJob {
 
   KvShard* origin_;
   int db_;
+  std::int64_t now_ = 0;
   ShardDispatch* connection_ = nullptr;
   std::vector<std::unique_ptr<Part>> parts_;
   std::size_t next_ = 0;

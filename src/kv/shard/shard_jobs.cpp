@@ -37,6 +37,13 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   const std::size_t n = origin.count();
   const KeyRange keys = key_range(cmd, argv.size());
   if (keys.first >= keys.end) return nullptr;
+  // The command is checked whole before any part exists: its keys (with
+  // their values) in whole groups, as its handler checks (MSET's pairs:
+  // Redis's msetCommand answers the arity error and writes nothing). Split
+  // first, a part with whole pairs was applied while another answered the
+  // error. So a command that is not whole runs whole, on the origin
+  // (`single` is its shard), where the handler says so in Redis's words.
+  if (cmd.last_key < 0 && (argv.size() - keys.first) % keys.step != 0) return nullptr;
   // Scratch on the stack for the usual few keys and shards (abseil's
   // InlinedVector): a heap buffer costs an allocation and a free per command.
   absl::InlinedVector<std::uint32_t, 32> owner;

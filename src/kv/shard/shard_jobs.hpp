@@ -12,6 +12,11 @@
 //   DBSIZE, KEYS, RANDOMKEY, FLUSHDB, FLUSHALL, PUBLISH, SPUBLISH, CONFIG
 //   SET/RESETSTAT, CLIENT LIST/KILL, PUBSUB CHANNELS/NUMSUB/NUMPAT on every
 //   shard with the replies merged.
+// - A command split by key is whole before it is split: one whose keys and
+//   values do not form whole groups (MSET a 1 b) gets no job and runs on the
+//   origin, whose handler answers Redis's error, so no part ever runs alone.
+//   A command only joins the split table if every check its handler makes
+//   is of that kind (arity and whole groups); a part never fails alone.
 // - A job of a command that only reads (reads_only: Redis's "readonly" flag)
 //   shares its gates with other readers; any other takes them alone.
 // - The origin shard's thread.
