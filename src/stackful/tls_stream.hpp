@@ -80,8 +80,9 @@ class TlsStream {
 
  private:
   template <typename Op>
-  IoResult<void> drive(Op op, const duet::detail::Deadline& deadline, const std::stop_token& token);
-  IoResult<void> flush(const duet::detail::Deadline& deadline, const std::stop_token& token);
+  IoResult<void> drive(TlsEngine::Party party, Op op, const duet::detail::Deadline& deadline,
+                       const std::stop_token& token);
+  IoResult<void> flush(TlsEngine::Party party, const duet::detail::Deadline& deadline, const std::stop_token& token);
 
   TcpStream tcp_;
   std::unique_ptr<TlsEngine> engine_;  // on the heap: OpenSSL's BIO points at it, the stream moves

@@ -82,8 +82,8 @@ class TlsStream {
 
  private:
   template <typename Op>
-  Task<IoResult<void>> drive(Op op, detail::Deadline deadline, std::stop_token token);
-  Task<IoResult<void>> flush(detail::Deadline deadline, std::stop_token token);
+  Task<IoResult<void>> drive(TlsEngine::Party party, Op op, detail::Deadline deadline, std::stop_token token);
+  Task<IoResult<void>> flush(TlsEngine::Party party, detail::Deadline deadline, std::stop_token token);
 
   TcpStream tcp_;
   std::unique_ptr<TlsEngine> engine_;  // on the heap: OpenSSL's BIO points at it, the stream moves
