@@ -18,6 +18,10 @@
 // - Owns the TCP stream and the engine; move-only. The scheduler's thread
 //   only; one recv and one send may be in flight at once (a reader and a
 //   writer fiber): the one sending flushes what the other produced.
+//   A send returns once its ciphertext is in a send to the kernel (its own,
+//   or the other's): behind a reader whose send is stuck (a peer that does
+//   not read but keeps the reader answering) it waits, as a TCP send would,
+//   so the queued ciphertext stays under TlsEngine::max_queued.
 //
 //   duet::TlsContext ctx({.ca_file = "ca.crt"});
 //   auto tls = duet::fiber::TlsStream::connect(addr, ctx, "kv.example", 2s);

@@ -19,6 +19,10 @@
 // - Owns the TCP stream and the engine; move-only. The loop's thread only;
 //   one recv and one send may be in flight at once (a reader and a writer
 //   coroutine): the one sending flushes what the other produced.
+//   A send returns once its ciphertext is in a send to the kernel (its own,
+//   or the other's): behind a reader whose send is stuck (a peer that does
+//   not read but keeps the reader answering) it waits, as a TCP send would,
+//   so the queued ciphertext stays under TlsEngine::max_queued.
 //
 //   duet::TlsContext ctx({.ca_file = "ca.crt"});
 //   auto tls = co_await duet::TlsStream::connect(loop, addr, ctx, "kv.example", 2s);
