@@ -21,7 +21,8 @@ IoResult<TlsStream> TlsStream::connect(const SocketAddress& peer, const TlsConte
   auto tcp = TcpStream::connect(peer, timeout, token);
   if (!tcp) return tcp.error();
   TlsStream tls(std::move(*tcp), context, server_name);
-  if (auto hs = tls.drive(Party::reader, [&] { return tls.engine_->handshake(); }, deadline, token); !hs) return hs.error();
+  auto hs = tls.drive(Party::reader, [&] { return tls.engine_->handshake(); }, deadline, token);
+  if (!hs) return hs.error();
   return tls;
 }
 
@@ -104,7 +105,8 @@ IoResult<std::size_t> TlsStream::send_all(std::span<const char> buf, Timeout tim
 }
 
 IoResult<void> TlsStream::shutdown(Timeout timeout, std::stop_token token) {
-  if (auto r = drive(Party::writer, [this] { return engine_->close(); }, duet::detail::Deadline(timeout), token); !r) return r;
+  auto closed = drive(Party::writer, [this] { return engine_->close(); }, duet::detail::Deadline(timeout), token);
+  if (!closed) return closed;
   return tcp_.shutdown(SHUT_WR);
 }
 

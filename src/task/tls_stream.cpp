@@ -77,20 +77,23 @@ Task<IoResult<void>> TlsStream::drive(TlsEngine::Party party, Op op, detail::Dea
 }
 
 Task<IoResult<void>> TlsStream::handshake(Timeout timeout, std::stop_token token) {
-  co_return co_await drive(Party::reader, [this] { return engine_->handshake(); }, detail::Deadline(timeout), std::move(token));
+  co_return co_await drive(Party::reader, [this] { return engine_->handshake(); }, detail::Deadline(timeout),
+                           std::move(token));
 }
 
 Task<IoResult<std::size_t>> TlsStream::recv(std::span<char> buf, Timeout timeout, std::stop_token token) {
   std::size_t n = 0;
   if (buf.empty()) co_return n;
-  auto r = co_await drive(Party::reader, [&] { return engine_->read(buf, n); }, detail::Deadline(timeout), std::move(token));
+  auto r = co_await drive(Party::reader, [&] { return engine_->read(buf, n); }, detail::Deadline(timeout),
+                          std::move(token));
   if (!r) co_return r.error();
   co_return n;
 }
 
 Task<IoResult<std::size_t>> TlsStream::send(std::span<const char> buf, Timeout timeout, std::stop_token token) {
   std::size_t n = 0;
-  auto r = co_await drive(Party::writer, [&] { return engine_->write(buf, n); }, detail::Deadline(timeout), std::move(token));
+  auto r = co_await drive(Party::writer, [&] { return engine_->write(buf, n); }, detail::Deadline(timeout),
+                          std::move(token));
   if (!r) co_return r.error();
   co_return n;
 }
@@ -108,7 +111,8 @@ Task<IoResult<std::size_t>> TlsStream::send_all(std::span<const char> buf, Timeo
 }
 
 Task<IoResult<void>> TlsStream::shutdown(Timeout timeout, std::stop_token token) {
-  if (auto r = co_await drive(Party::writer, [this] { return engine_->close(); }, detail::Deadline(timeout), token); !r) co_return r;
+  auto closed = co_await drive(Party::writer, [this] { return engine_->close(); }, detail::Deadline(timeout), token);
+  if (!closed) co_return closed;
   co_return tcp_.shutdown(SHUT_WR);
 }
 

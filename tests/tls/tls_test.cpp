@@ -389,7 +389,8 @@ TEST_CASE("a writer waits while the reader's send is stuck: the queued ciphertex
     auto [c, s] = co_await handshake_both(victim, attacker);
     REQUIRE((c.ok() && s.ok()));
     std::size_t queued = 0;
-    auto [read, sent] = co_await duet::when_all(read_until_error(victim), write_behind_stuck_reader(attacker, victim, queued));
+    auto [read, sent] =
+        co_await duet::when_all(read_until_error(victim), write_behind_stuck_reader(attacker, victim, queued));
     (void)read;
     // Before the fix the writer queued all 4 MiB behind the reader's send and reported them sent.
     CHECK_FALSE(sent.ok());
