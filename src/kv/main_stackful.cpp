@@ -160,6 +160,15 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
       session.feed(in->bytes());
     }
   }
+  // However the session ended (QUIT, EOF, an error, the server stopping), a
+  // TLS one ends with close_notify: a bare FIN is what a truncation attack
+  // looks like to the client. Without the stop token (it may be why we are
+  // here) and within a bound, as Redis's one non-blocking SSL_shutdown: a
+  // client that never reads cannot hold the connection. A failed stream (or a
+  // socket the server shut down) sends nothing.
+  if constexpr (tls) {
+    if (open) (void)conn.shutdown(ServerRuntime::tls_close_timeout);
+  }
   rt.on_disconnect();
 }
 

@@ -16,7 +16,8 @@
 //   stops the start with exit 1); bind_tls_listener(bind) is bind_listener for
 //   the TLS port; plain_port() is false when --port 0 came with --tls-port
 //   (Redis's way to serve TLS only); a TLS client gets tls_handshake_timeout,
-//   and a failed handshake is logged (verbose) by on_tls_error.
+//   and a failed handshake is logged (verbose) by on_tls_error; a TLS session
+//   ends with close_notify, sent within tls_close_timeout.
 // - Shards (--threads N): the keyspace is a KvCluster of N shards (cluster());
 //   with N == 1, state() is its only shard's state and sessions take no
 //   shard (no routing, no cost), so the server runs exactly as before. With
@@ -106,6 +107,7 @@ class ServerRuntime {
   void on_listening_tls(const SocketAddress& local);
   void on_tls_error(std::error_code error, const std::string& detail);  // a failed handshake, logged at verbose
   static constexpr std::chrono::seconds tls_handshake_timeout{10};
+  static constexpr std::chrono::seconds tls_close_timeout{1};  // for close_notify: a client that never reads
   // --appendonly yes: loads the AOF (throws on a corrupt one) and logs writes
   // from now on; drivers call it on their loop before serving. aof() is then
   // non-null; on_stopped() flushes and fsyncs it while the loop is still alive.

@@ -18,6 +18,10 @@
 // - Owns the TCP stream and the engine; move-only. The scheduler's thread
 //   only; one recv and one send may be in flight at once (a reader and a
 //   writer fiber): the one sending flushes what the other produced.
+//   A send returns once its ciphertext is in a send to the kernel (its own,
+//   or the other's): behind a reader whose send is stuck (a peer that does
+//   not read but keeps the reader answering) it waits, as a TCP send would,
+//   so the queued ciphertext stays under TlsEngine::max_queued.
 //
 //   duet::TlsContext ctx({.ca_file = "ca.crt"});
 //   auto tls = duet::fiber::TlsStream::connect(addr, ctx, "kv.example", 2s);
@@ -80,8 +84,9 @@ class TlsStream {
 
  private:
   template <typename Op>
-  IoResult<void> drive(Op op, const duet::detail::Deadline& deadline, const std::stop_token& token);
-  IoResult<void> flush(const duet::detail::Deadline& deadline, const std::stop_token& token);
+  IoResult<void> drive(TlsEngine::Party party, Op op, const duet::detail::Deadline& deadline,
+                       const std::stop_token& token);
+  IoResult<void> flush(TlsEngine::Party party, const duet::detail::Deadline& deadline, const std::stop_token& token);
 
   TcpStream tcp_;
   std::unique_ptr<TlsEngine> engine_;  // on the heap: OpenSSL's BIO points at it, the stream moves

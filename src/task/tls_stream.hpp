@@ -19,6 +19,10 @@
 // - Owns the TCP stream and the engine; move-only. The loop's thread only;
 //   one recv and one send may be in flight at once (a reader and a writer
 //   coroutine): the one sending flushes what the other produced.
+//   A send returns once its ciphertext is in a send to the kernel (its own,
+//   or the other's): behind a reader whose send is stuck (a peer that does
+//   not read but keeps the reader answering) it waits, as a TCP send would,
+//   so the queued ciphertext stays under TlsEngine::max_queued.
 //
 //   duet::TlsContext ctx({.ca_file = "ca.crt"});
 //   auto tls = co_await duet::TlsStream::connect(loop, addr, ctx, "kv.example", 2s);
@@ -82,8 +86,8 @@ class TlsStream {
 
  private:
   template <typename Op>
-  Task<IoResult<void>> drive(Op op, detail::Deadline deadline, std::stop_token token);
-  Task<IoResult<void>> flush(detail::Deadline deadline, std::stop_token token);
+  Task<IoResult<void>> drive(TlsEngine::Party party, Op op, detail::Deadline deadline, std::stop_token token);
+  Task<IoResult<void>> flush(TlsEngine::Party party, detail::Deadline deadline, std::stop_token token);
 
   TcpStream tcp_;
   std::unique_ptr<TlsEngine> engine_;  // on the heap: OpenSSL's BIO points at it, the stream moves

@@ -127,6 +127,19 @@ std::span<const char> TlsEngine::begin_send() noexcept {
   return {in_flight_.data(), in_flight_.size()};
 }
 
+void TlsEngine::end_send() noexcept {
+  in_flight_.clear();
+  send_ended_.set();  // grants who waits now; reset() keeps later waits waiting for the next one
+  send_ended_.reset();
+}
+
+TlsEngine::Flush TlsEngine::next_flush(Party party) const noexcept {
+  if (pending_.empty()) return Flush::done;
+  if (!sending()) return Flush::send;
+  const std::size_t allowance = party == Party::writer ? 0 : max_reader_queue;
+  return pending_.size() <= allowance ? Flush::done : Flush::wait;
+}
+
 TlsEngine::Step TlsEngine::handshake() {
   if (error_) return Step::failed;
   const int ret = SSL_do_handshake(ssl_);
@@ -169,6 +182,16 @@ IoResult<void> TlsEngine::after_send(IoResult<std::size_t> r) {
   if (r) return {};
   fail(r.error(), r.error().message());
   return r.error();
+}
+
+IoResult<void> TlsEngine::after_wait(IoResult<void> r, Party party) {
+  if (!r && party == Party::writer) {
+    fail(r.error(), "a write gave up with its ciphertext queued: " + r.error().message());
+    pending_.clear();  // nothing goes out after the caller was told it failed
+  }
+  if (!r) return r;
+  if (error_) return error_;
+  return {};
 }
 
 IoResult<void> TlsEngine::result(Step step) const noexcept {

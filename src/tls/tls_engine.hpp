@@ -15,12 +15,21 @@
 //   So an idle connection holds no input buffer of its own.
 // - Memory is bounded: kept input is at most one pooled buffer's worth;
 //   output grows only by what one call produced (write() takes at most
-//   max_write plaintext bytes per call).
+//   max_write plaintext bytes per call), and the voices keep queued() under
+//   max_queued by asking next_flush() after every call (below).
 // - Output is double-buffered: begin_send() moves what is pending into an
 //   in-flight buffer that nothing appends to until end_send(), so a reader
-//   that produces bytes (a TLS 1.3 KeyUpdate reply) while a writer's send is
-//   in the kernel never moves the memory under it. While sending() is true,
-//   the other party leaves the flushing to the one that is sending.
+//   that produces bytes (an alert, a TLS 1.3 KeyUpdate reply) while a
+//   writer's send is in the kernel never moves the memory under it.
+// - Who sends, and who waits: next_flush(party). While sending() is true,
+//   the one sending takes the queue next (it loops until nothing is pending),
+//   so the other leaves its bytes queued, but only up to its allowance; past
+//   it, it waits on send_ended() (set at every end_send()). A writer's
+//   allowance is 0: write() and close() return only once their ciphertext is
+//   in a send, so a writer behind a reader whose send is stuck (a peer that
+//   does not read but keeps the reader answering: renegotiation requests)
+//   blocks like a TCP writer, instead of queueing without end. A reader's
+//   by-products (alerts) may queue up to max_reader_queue before it waits.
 // - One engine per connection, one thread; not copyable or movable (OpenSSL
 //   holds a pointer to it).
 //
@@ -35,6 +44,7 @@
 #include <string_view>
 #include <system_error>
 
+#include "io/detail/event_core.hpp"
 #include "io/io_result.hpp"
 #include "tls/tls_context.hpp"
 
@@ -51,6 +61,17 @@ class TlsEngine {
   enum class Step { done, recv, closed, failed };
   static constexpr std::size_t max_plaintext = 16 * 1024;  // a record's payload: a recv buffer that fits any
   static constexpr std::size_t max_write = 64 * 1024;       // plaintext per write(): four records
+  static constexpr std::size_t max_reader_queue = 64 * 1024;  // a reader's alerts queued behind a writer's send
+  // What queued() stays under: a reader's allowance plus one call's output of
+  // each party (a write's max_write plaintext in records, a read's answers to
+  // the records of its input).
+  static constexpr std::size_t max_queued = 256 * 1024;
+
+  // reader: read() and handshake(); writer: write() and close().
+  enum class Party { reader, writer };
+  // send: begin_send() and send it; wait: on send_ended(), then ask again;
+  // done: nothing to send, or the other party's running send takes it next.
+  enum class Flush { done, send, wait };
 
   // server_name (client side): sent as SNI unless it is an IP address, and
   // the certificate must match it when the context verifies; empty: neither.
@@ -70,8 +91,12 @@ class TlsEngine {
 
   [[nodiscard]] bool has_output() const noexcept { return !pending_.empty(); }
   [[nodiscard]] bool sending() const noexcept { return !in_flight_.empty(); }
+  [[nodiscard]] std::size_t queued() const noexcept { return pending_.size(); }
   [[nodiscard]] std::span<const char> begin_send() noexcept;
-  void end_send() noexcept { in_flight_.clear(); }
+  void end_send() noexcept;
+  [[nodiscard]] Flush next_flush(Party party) const noexcept;
+  // A pulse, not a state: granted to those waiting at an end_send(), never set for later waiters.
+  [[nodiscard]] detail::WaitCore& send_ended() noexcept { return send_ended_; }
 
   // The voices' shared bookkeeping around their TCP calls: after a failed
   // recv (EOF mid-record is unexpected_eof; a timeout or a stop leaves the
@@ -80,6 +105,12 @@ class TlsEngine {
   // stands for (closed is EOF).
   IoResult<void> recv_failed(std::error_code error);
   IoResult<void> after_send(IoResult<std::size_t> r);
+  // After a wait on send_ended(): its failure (a timeout, a stop) is the
+  // call's; a writer's bytes are queued then and would go out after it
+  // reported failure, so it fails the engine (and drops the queue), as a
+  // send that stops mid-record does. A wait that ended on a failed engine (the other party's
+  // send failed) gives the engine's error.
+  IoResult<void> after_wait(IoResult<void> r, Party party);
   [[nodiscard]] IoResult<void> result(Step step) const noexcept;
 
   Step fail(std::error_code error, std::string message);
@@ -105,6 +136,7 @@ class TlsEngine {
   std::size_t kept_pos_ = 0;
   std::string pending_;    // ciphertext OpenSSL wrote, not yet sending
   std::string in_flight_;  // ciphertext handed to the kernel, stable until end_send()
+  detail::EventCore send_ended_;
   std::error_code error_;
   std::string message_;
 };

@@ -3,6 +3,7 @@
 // for TLS only, Redis's --tls-auth-clients meanings, plain text at the TLS
 // port, and the flags' own errors.
 #include <netinet/in.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -66,6 +68,34 @@ std::string tls_cli(int port, const std::string& args, bool with_cert = true) {
   std::string tls = "--tls --cacert " + c.file("ca.crt") + " ";
   if (with_cert) tls += "--cert " + c.file("client.crt") + " --key " + c.file("client.key") + " ";
   return redis_cli(port, tls + args);
+}
+
+// A blocking OpenSSL client: sends QUIT and reads to the end of the stream.
+// Returns the reply and SSL_get_error of the read that ended it:
+// SSL_ERROR_ZERO_RETURN is a close_notify, anything else a truncation.
+std::pair<std::string, int> quit_and_read_to_end(int port) {
+  const duet::TlsContext ctx(tls_certs().client());
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  const timeval bound{5, 0};  // a server that never ends the stream fails the test, not hangs it
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &bound, sizeof bound);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(static_cast<std::uint16_t>(port));
+  REQUIRE(::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  SSL* ssl = SSL_new(ctx.native_handle());
+  SSL_set_fd(ssl, fd);
+  SSL_set1_host(ssl, "localhost");
+  std::pair<std::string, int> out{"", -1};
+  if (SSL_connect(ssl) == 1 && SSL_write(ssl, "QUIT\r\n", 6) == 6) {
+    char buf[256];
+    int n = 0;
+    while ((n = SSL_read(ssl, buf, sizeof buf)) > 0) out.first.append(buf, static_cast<std::size_t>(n));
+    out.second = SSL_get_error(ssl, n);
+  }
+  SSL_free(ssl);
+  ::close(fd);
+  return out;
 }
 
 }  // namespace
@@ -186,4 +216,15 @@ TEST_CASE("a subscriber on the TLS port gets what a plain-port client publishes,
   }
   cli.join();
   CHECK(out == expected);
+}
+
+TEST_CASE("after QUIT the TLS port ends the session with close_notify, not a bare TCP FIN") {
+  const std::string voice = GENERATE(std::string("stackless"), std::string("stackful"));
+  const std::string backend = GENERATE(std::string("io_uring"), std::string("epoll"));
+  INFO(voice << " on " << backend);
+  const int tls_port = free_port();
+  ServerProcess server(exe_of(voice), backend, tls_flags(tls_port, "no"));
+  const auto [reply, end] = quit_and_read_to_end(tls_port);
+  CHECK(reply == "+OK\r\n");
+  CHECK(end == SSL_ERROR_ZERO_RETURN);  // before the fix: SSL_ERROR_SSL (unexpected EOF)
 }

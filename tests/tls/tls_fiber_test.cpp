@@ -14,6 +14,7 @@
 #include "stackful/this_fiber.hpp"
 #include "stackful/tls_stream.hpp"
 #include "support/payload.hpp"
+#include "tls/hello_requests.hpp"
 #include "tls/tls_certs.hpp"
 #include "tls/tls_error.hpp"
 #include "support/on_fibers.hpp"
@@ -239,6 +240,47 @@ TEST_CASE("fibers: a client context resumes its session on the next connection t
       CHECK(client.engine().session_reused() == second);
       CHECK(server.engine().session_reused() == second);
     }
+    return 0;
+  });
+}
+
+// The peer (attacker) sends HelloRequests and never reads: the victim's reader
+// answers each with an alert until its send is stuck in a full socket. Then
+// the victim's writer must block too, as over TCP, not queue what it cannot send.
+TEST_CASE("fibers: a writer waits while the reader's send is stuck: the queued ciphertext stays bounded") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  on_fibers(backend, [&] {
+    TcpPair p = tcp_pair();
+    duet::test::shrink_socket_buffers(p.client.native_handle(), p.server.native_handle());
+    TlsStream victim(std::move(p.client), client_ctx, "localhost");
+    TlsStream attacker(std::move(p.server), server_ctx);
+    duet::test::allow_renegotiation(attacker.engine());
+    auto [c, s] = handshake_both(victim, attacker);
+    REQUIRE((c.ok() && s.ok()));
+    auto reader = fiber::spawn([&victim] {
+      std::vector<char> buf(4096);
+      while (victim.recv(buf, 5s).ok()) {
+      }
+    });
+    std::string backlog;
+    for (int round = 0; round < 2000; ++round) {  // until the victim stops reading: its reader is stuck
+      if (backlog.size() < 16 * 1024) REQUIRE(duet::test::hello_requests(attacker.engine(), 100, backlog));
+      auto r = attacker.tcp().send(backlog, 20ms);
+      if (r) backlog.erase(0, *r);
+      if (!r && victim.engine().sending()) break;
+    }
+    REQUIRE(victim.engine().sending());
+    const std::string payload(4u << 20, 'x');
+    auto sent = victim.send_all(payload, 200ms);
+    const std::size_t queued = victim.engine().queued();
+    attacker.close();  // the reader's send fails, and so does its recv
+    reader.join();
+    // Before the fix the writer queued all 4 MiB behind the reader's send and reported them sent.
+    CHECK_FALSE(sent.ok());
+    CHECK(queued <= duet::TlsEngine::max_queued);
     return 0;
   });
 }

@@ -16,6 +16,7 @@
 #include "task/tcp_listener.hpp"
 #include "task/tls_stream.hpp"
 #include "task/when_all.hpp"
+#include "tls/hello_requests.hpp"
 #include "tls/tls_certs.hpp"
 #include "tls/tls_error.hpp"
 
@@ -71,6 +72,39 @@ Task<std::string> recv_n(TlsStream& s, std::size_t want) {
     got.append(buf.data(), *r);
   }
   co_return got;
+}
+
+// Reads until the stream fails: a reader that answers whatever the peer sends.
+Task<void> read_until_error(TlsStream& s) {
+  std::vector<char> buf(4096);
+  while ((co_await s.recv(buf, 5s)).ok()) {
+  }
+}
+
+// Sends HelloRequests, never reading the victim's answers, until the victim
+// stops reading them: its reader is then stuck sending no_renegotiation
+// alerts into a full socket. Bounded: at most 2,000 rounds of 100.
+Task<void> flood_until_reader_stuck(TlsStream& attacker, TlsStream& victim) {
+  std::string backlog;
+  for (int round = 0; round < 2000; ++round) {
+    if (backlog.size() < 16 * 1024) REQUIRE(duet::test::hello_requests(attacker.engine(), 100, backlog));
+    auto sending = attacker.tcp().send(backlog);
+    sending.set_timeout(20ms);
+    auto r = co_await sending;
+    if (r) backlog.erase(0, *r);
+    if (!r && victim.engine().sending()) co_return;
+  }
+}
+
+// The victim's writer, while its reader is stuck: 4 MiB that cannot go out.
+Task<IoResult<std::size_t>> write_behind_stuck_reader(TlsStream& attacker, TlsStream& victim, std::size_t& queued) {
+  co_await flood_until_reader_stuck(attacker, victim);
+  REQUIRE(victim.engine().sending());
+  const std::string payload(4u << 20, 'x');
+  auto sent = co_await victim.send_all(payload, 200ms);
+  queued = victim.engine().queued();
+  attacker.close();  // the reader's send fails, and so does its recv
+  co_return sent;
 }
 
 Task<std::size_t> echo_n(TlsStream& s, std::size_t want) {
@@ -338,4 +372,30 @@ TEST_CASE("a client context resumes its session on the next connection to the sa
   auto second = duet::run_until_complete(loop, once());
   CHECK(second.first);
   CHECK(second.second);
+}
+
+TEST_CASE("a writer waits while the reader's send is stuck: the queued ciphertext stays bounded") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  EventLoop loop(backend);
+  TlsContext server_ctx(tls_certs().server());
+  TlsContext client_ctx(tls_certs().client());
+  auto body = [&]() -> Task<void> {
+    TcpPair p = co_await tcp_pair(loop);
+    duet::test::shrink_socket_buffers(p.client.native_handle(), p.server.native_handle());
+    TlsStream victim(std::move(p.client), client_ctx, "localhost");
+    TlsStream attacker(std::move(p.server), server_ctx);
+    duet::test::allow_renegotiation(attacker.engine());
+    auto [c, s] = co_await handshake_both(victim, attacker);
+    REQUIRE((c.ok() && s.ok()));
+    std::size_t queued = 0;
+    auto [read, sent] =
+        co_await duet::when_all(read_until_error(victim), write_behind_stuck_reader(attacker, victim, queued));
+    (void)read;
+    // Before the fix the writer queued all 4 MiB behind the reader's send and reported them sent.
+    CHECK_FALSE(sent.ok());
+    CHECK(queued <= duet::TlsEngine::max_queued);
+  };
+  duet::run_until_complete(loop, body());
+  CHECK(loop.in_flight() == 0);
 }

@@ -14,6 +14,7 @@ class Deadline {
       : set_(timeout.count() > 0), at_(set_ ? Clock::now() + timeout : Clock::time_point{}) {}
 
   [[nodiscard]] bool none() const noexcept { return !set_; }
+  [[nodiscard]] Clock::time_point at() const noexcept { return at_; }  // meaningful unless none()
   // What is left, at least 1 ns: an expired deadline makes the next call time out at once.
   [[nodiscard]] std::chrono::nanoseconds left() const noexcept {
     const auto rest = std::chrono::duration_cast<std::chrono::nanoseconds>(at_ - Clock::now());
