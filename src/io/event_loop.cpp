@@ -219,4 +219,8 @@ void EventLoop::forget_fd(int fd) noexcept {
 
 std::size_t EventLoop::in_flight() const noexcept { return poller_->in_flight(); }
 
+bool EventLoop::idle() const noexcept {
+  return poller_->in_flight() == 0 && !poller_->awaits_reply() && poller_->inbox_empty();
+}
+
 }  // namespace duet

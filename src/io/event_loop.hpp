@@ -181,6 +181,13 @@ class EventLoop {
 
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;
+  // Owner thread: true when no turn can deliver anything unless another
+  // thread sends a message nobody here awaits — no op in flight, no reply
+  // awaited (await_reply) and no message queued. A coroutine away on another
+  // loop that will come back as a message (on(shard, ...)) keeps the loop
+  // from being idle through its await_reply. A fiber scheduler whose fibers
+  // all wait on an idle loop has a deadlock.
+  [[nodiscard]] bool idle() const noexcept;
   // For a group of loops that must tell when all of them are quiet (a
   // ShardSet stopping), counted with no shared write per message between
   // them. count_messages(group) puts this loop in the group whose shared
