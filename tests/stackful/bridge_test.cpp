@@ -81,6 +81,21 @@ struct ParkForever {
   void await_resume() const noexcept {}
 };
 
+// A fiber awaits a task that nothing can wake: run() reports a deadlock;
+// then the task is resumed by hand, so the scheduler can end cleanly.
+void check_deadlock_reported(Scheduler& scheduler) {
+  std::coroutine_handle<> parked;
+  auto stuck = [](std::coroutine_handle<>* p) -> Task<int> {
+    co_await ParkForever{p};
+    co_return 1;
+  };
+  auto f = scheduler.spawn([&] { return fiber::await(stuck(&parked)); });
+  CHECK_THROWS_AS(scheduler.run(), std::logic_error);
+  REQUIRE(parked);
+  parked.resume();  // the task ends and readies its fiber
+  CHECK(f.join() == 1);
+}
+
 }  // namespace
 
 TEST_CASE("a fiber blocked on a task gets its value while the other fibers run") {
@@ -143,16 +158,7 @@ TEST_CASE("fiber::await outside any fiber throws instead of blocking the thread"
 
 TEST_CASE("a fiber awaiting a task that nothing can wake is reported as a deadlock") {
   Scheduler scheduler({.backend = any_backend()});
-  std::coroutine_handle<> parked;
-  auto stuck = [](std::coroutine_handle<>* p) -> Task<int> {
-    co_await ParkForever{p};
-    co_return 1;
-  };
-  auto f = scheduler.spawn([&] { return fiber::await(stuck(&parked)); });
-  CHECK_THROWS_AS(scheduler.run(), std::logic_error);
-  REQUIRE(parked);
-  parked.resume();  // the task ends and readies its fiber, so the scheduler can end cleanly
-  CHECK(f.join() == 1);
+  check_deadlock_reported(scheduler);
 }
 
 TEST_CASE("a fiber awaits a task that hops to another shard with on() and back, on a plain scheduler") {
@@ -171,16 +177,7 @@ TEST_CASE("a fiber awaits a task that hops to another shard with on() and back, 
     CHECK(got == 7);
   }
   // The answered hops leave nothing awaited behind: a real deadlock is still one.
-  std::coroutine_handle<> parked;
-  auto stuck = [](std::coroutine_handle<>* p) -> Task<int> {
-    co_await ParkForever{p};
-    co_return 1;
-  };
-  auto f = scheduler.spawn([&] { return fiber::await(stuck(&parked)); });
-  CHECK_THROWS_AS(scheduler.run(), std::logic_error);
-  REQUIRE(parked);
-  parked.resume();
-  CHECK(f.join() == 1);
+  check_deadlock_reported(scheduler);
   set.stop();
 }
 
