@@ -38,8 +38,9 @@ EventLoop::EventLoop(Backend backend, LoopOptions options)
 // Messages still queued run first (a heap message frees itself in run_), so
 // that none is lost; the ops they start count as in flight below.
 EventLoop::~EventLoop() {
-  // A sender that has queued its message may not be done with us yet (the
-  // wake-up follows the push): wait until the last one has left.
+  // A sender that has queued its message, or a stop() that has set the flag,
+  // may not be done with us yet (the wake-up follows): wait until the last
+  // one has left.
   while (senders_.load(std::memory_order_acquire) != 0) std::this_thread::yield();
   while (!poller_->inbox_empty()) poller_->drain_inbox();
   if (poller_->in_flight() != 0) {
@@ -186,9 +187,16 @@ void EventLoop::flush_wakes() noexcept {
 
 // The store happens before the eventfd write, and the loop re-checks the flag
 // after every turn, so a stop is never lost between check and wait.
+// A loop awake at the store may see it, return from run() and be destroyed
+// before the wake-up below: stop() counts itself in senders_ first, as send()
+// does, so the destructor waits for it. The add is sequenced before the
+// store (release), so an owner that saw the flag sees the count too. Lock-free
+// atomics only: still async-signal-safe.
 void EventLoop::stop() noexcept {
+  senders_.fetch_add(1, std::memory_order_relaxed);
   stop_.store(true, std::memory_order_release);
   poller_->wake();
+  senders_.fetch_sub(1, std::memory_order_release);
 }
 void EventLoop::wake() noexcept { poller_->wake(); }
 
@@ -210,5 +218,9 @@ void EventLoop::forget_fd(int fd) noexcept {
 }
 
 std::size_t EventLoop::in_flight() const noexcept { return poller_->in_flight(); }
+
+bool EventLoop::idle() const noexcept {
+  return poller_->in_flight() == 0 && !poller_->awaits_reply() && poller_->inbox_empty();
+}
 
 }  // namespace duet

@@ -149,7 +149,10 @@ class EventLoop {
   // Turns until stop() is called; then clears the stop request and returns.
   void run();
 
-  // Any thread, async-signal-safe.
+  // Any thread, async-signal-safe. The owner may destroy the loop as soon as
+  // run() returns, even while a stop() that ended it has not returned yet
+  // (the destructor waits for it). wake() has no such guard: a caller that
+  // sets a flag of its own and then wakes must keep the loop alive until then.
   void stop() noexcept;
   void wake() noexcept;
   [[nodiscard]] bool stop_requested() const noexcept {
@@ -178,6 +181,13 @@ class EventLoop {
 
   // Ops submitted and not yet delivered (for tests and leak checks).
   [[nodiscard]] std::size_t in_flight() const noexcept;
+  // Owner thread: true when no turn can deliver anything unless another
+  // thread sends a message nobody here awaits — no op in flight, no reply
+  // awaited (await_reply) and no message queued. A coroutine away on another
+  // loop that will come back as a message (on(shard, ...)) keeps the loop
+  // from being idle through its await_reply. A fiber scheduler whose fibers
+  // all wait on an idle loop has a deadlock.
+  [[nodiscard]] bool idle() const noexcept;
   // For a group of loops that must tell when all of them are quiet (a
   // ShardSet stopping), counted with no shared write per message between
   // them. count_messages(group) puts this loop in the group whose shared
@@ -234,7 +244,7 @@ class EventLoop {
   void* turn_ctx_ = nullptr;
   std::vector<EventLoop*> wake_later_;  // loops to wake at the end of this turn
   // Written by other threads on every send:
-  alignas(64) std::atomic<std::uint32_t> senders_{0};  // send() calls not yet done with this loop
+  alignas(64) std::atomic<std::uint32_t> senders_{0};  // send()/stop() calls not yet done with this loop
   std::atomic<std::uint64_t> message_wakes_{0};
 };
 

@@ -25,13 +25,6 @@ UniqueFd open_socket(int family, int type) {
   return fd;
 }
 
-// A socket file left by a process that did not unlink it (kill -9) makes bind
-// fail with EADDRINUSE although nobody listens: remove it, as Redis does.
-void remove_stale_socket_file(const std::string& path) {
-  struct stat st {};
-  if (!path.empty() && ::lstat(path.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) ::unlink(path.c_str());
-}
-
 void bind_to(int fd, const SocketAddress& addr) {
   if (::bind(fd, addr.data(), addr.size()) != 0) {
     throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
@@ -40,16 +33,28 @@ void bind_to(int fd, const SocketAddress& addr) {
 }  // namespace
 
 UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options) {
+  UnixSocketFile file;
+  UniqueFd fd = open_listener(addr, options, file);
+  file.release();  // the caller did not ask to own it: the file stays after close
+  return fd;
+}
+
+// The file's identity is taken right after bind. Until listen, another
+// server's probe is refused and would take the file for stale: that window
+// is kept to the few calls below. A throw after bind removes the file again
+// (file's owner unwinds).
+UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file) {
   UniqueFd fd = open_socket(addr.family(), SOCK_STREAM);
   const std::string path = addr.unix_path();
   if (addr.family() == AF_UNIX) {
-    remove_stale_socket_file(path);
+    UnixSocketFile::clear_stale(addr);
   } else {
     set_option(fd.get(), SOL_SOCKET, SO_REUSEADDR, "setsockopt(SO_REUSEADDR)");
     if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
   }
   if (addr.family() == AF_INET6) set_option(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, "setsockopt(IPV6_V6ONLY)");
   bind_to(fd.get(), addr);
+  file = UnixSocketFile::bound(addr);
   if (!path.empty() && options.unix_mode != 0 && ::chmod(path.c_str(), options.unix_mode) != 0) {
     throw std::system_error(errno, std::generic_category(), "chmod " + path);
   }

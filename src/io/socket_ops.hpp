@@ -5,11 +5,13 @@
 // - open_listener: a non-blocking, close-on-exec listening socket with
 //   SO_REUSEADDR (+ SO_REUSEPORT on request); IPv6 listeners are IPv6-only so
 //   "::" and "0.0.0.0" can be bound side by side. Throws std::system_error.
-//   For a Unix domain path it first removes a stale socket file there, as
-//   Redis does before binding its unixsocket (Redis unlinks whatever the path
-//   names; duet only a socket, so a mistyped path never deletes a regular
-//   file: bind then fails with EADDRINUSE), and after bind applies
-//   ListenOptions::unix_mode, before listen, so no client connects earlier.
+//   For a Unix domain path it first removes a stale socket file there
+//   (UnixSocketFile::clear_stale: only one nobody accepts on; over a live
+//   server's socket it throws EADDRINUSE, and never deletes a regular file:
+//   bind then fails with EADDRINUSE. Redis unlinks whatever the path names),
+//   and after bind applies ListenOptions::unix_mode, before listen, so no
+//   client connects earlier. The overload with a UnixSocketFile hands the
+//   new file to the caller, to remove at close; the other leaves it.
 // - open_datagram_socket: a non-blocking, close-on-exec SOCK_DGRAM socket,
 //   bound when given an address (IPv6 ones IPv6-only). Throws std::system_error.
 // - The others are thin, non-throwing wrappers returning values. Any thread.
@@ -21,6 +23,7 @@
 #include "io/io_result.hpp"
 #include "io/socket_address.hpp"
 #include "io/unique_fd.hpp"
+#include "io/unix_socket_file.hpp"
 
 namespace duet {
 
@@ -35,6 +38,7 @@ struct DatagramOptions {
 };
 
 [[nodiscard]] UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options);
+[[nodiscard]] UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file);
 
 // Unbound (the kernel picks a port on first send or connect) for family
 // AF_INET / AF_INET6 / AF_UNIX, or bound to addr.

@@ -181,6 +181,7 @@ bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddr
   } catch (const std::system_error& e) {
     throw std::runtime_error("Failed opening Unix socket: " + std::string(e.what()));
   }
+  unix_file_ = UnixSocketFile::bound(address);  // listening: no other server takes it from here
   log_.write(LogLevel::notice, "The server is now ready to accept connections at " + c.unixsocket);
   return true;
 }
@@ -293,9 +294,9 @@ void ServerRuntime::on_stopped() {
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
   if (aof_) aof_->shutdown();
-  if (const std::string& path = state().config().unixsocket; !path.empty() && path.front() != '@') {
+  if (!unix_file_.empty()) {
     log_.write(LogLevel::notice, "Removing the unix socket file.");
-    ::unlink(path.c_str());
+    unix_file_.remove();  // only if the path still names our socket, not a successor's
   }
   log_.write(LogLevel::warning, "Received " + why + ", shutting down; bye bye");
 }

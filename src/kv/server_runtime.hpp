@@ -63,6 +63,7 @@
 #include "io/event_loop.hpp"
 #include "io/socket_address.hpp"
 #include "io/socket_ops.hpp"
+#include "io/unix_socket_file.hpp"
 #include "kv/aof/aof_service.hpp"
 #include "kv/aof/shard_rewrite.hpp"
 #include "kv/server_log.hpp"
@@ -97,8 +98,10 @@ class ServerRuntime {
   // --unixsocket (Redis's unixsocket): calls bind(address, options) once, with
   // --unixsocketperm as ListenOptions::unix_mode, and logs where it listens;
   // returns false, calling nothing, when the flag is not set. A failure throws
-  // "Failed opening Unix socket: ..." (exit 1, as redis-server). on_stopped()
-  // removes the socket file, as Redis does at shutdown.
+  // "Failed opening Unix socket: ..." (exit 1, as redis-server; a live
+  // server's socket at the path is never taken: io/unix_socket_file.hpp).
+  // on_stopped() removes the socket file, as Redis does at shutdown, but only
+  // while the path still names the one this bind made.
   bool bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind);
 
   [[nodiscard]] const TlsContext* tls_context() const noexcept { return tls_.get(); }
@@ -147,6 +150,7 @@ class ServerRuntime {
   void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
 
   std::unique_ptr<TlsContext> tls_;
+  UnixSocketFile unix_file_;  // --unixsocket's file, for on_stopped
   std::atomic<int> spare_fd_{-1};  // reserved for the EMFILE dance; a shard takes it by exchange
   std::atomic<std::int64_t> last_emfile_log_ms_{0};
   struct FeedStopped final : LoopMessage {

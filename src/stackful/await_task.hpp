@@ -11,8 +11,10 @@
 // - The task's I/O must be on scheduler.loop(), the loop the scheduler polls
 //   (an op on another loop would never complete here). While the task waits on
 //   that loop's I/O the scheduler keeps polling; if it waits on nothing that can
-//   complete (every fiber waits and no I/O is in flight), run() throws
-//   std::logic_error (deadlock), as for fibers.
+//   complete (every fiber waits and the loop is idle: no I/O in flight, no
+//   message queued, no reply awaited — EventLoop::idle), run() throws
+//   std::logic_error (deadlock), as for fibers. A task away on another shard
+//   through on(shard, ...) is awaited (it comes back as a message), not stuck.
 // - The fiber cannot go away while it waits (a scheduler never drops a waiting
 //   fiber), so the task's frame and its result outlive the task: no rule for
 //   the caller to keep. There is no stop-token overload: a Task stops through

@@ -79,18 +79,22 @@ void Scheduler::run_ready() {
   }
 }
 
+// What can wake a fiber is whatever makes the loop not idle (event_loop.hpp):
+// an op in flight, a message queued, or a reply awaited from another thread
+// (a task a fiber awaits may be away on another shard, with nothing in flight
+// here until it comes back as a message).
 void Scheduler::poll_io() {
   if (!ready_.empty()) {
     // Fibers are waiting to run: poll I/O and timers without blocking. With
-    // nothing in flight there is nothing to poll, and the system call would
-    // dominate a pure yield loop.
-    if (loop_.in_flight() != 0) loop_.run_once();
+    // nothing to poll, the system call would dominate a pure yield loop.
+    if (!loop_.idle()) loop_.run_once();
   } else if (live_ == 0 && holds_ == 0) {
     return;  // nothing left that run() waits for: do not sleep on others' I/O
-  } else if (loop_.in_flight() != 0) {
-    loop_.run_once(EventLoop::forever);  // sleep in the kernel until a completion or deadline
+  } else if (!loop_.idle()) {
+    loop_.run_once(EventLoop::forever);  // sleep in the kernel until a completion, message or deadline
   } else {
-    // Nothing in flight: no fiber, and no task a fiber awaits, can be woken.
+    // Nothing in flight, queued or awaited: no fiber, and no task a fiber
+    // awaits, can be woken.
     throw std::logic_error("duet: every fiber is waiting and nothing can wake one (deadlock)");
   }
 }

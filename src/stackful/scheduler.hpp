@@ -19,8 +19,10 @@
 //   run() from returning. A turn resumes the fibers that were READY when it began
 //   (FIFO), then polls I/O: without blocking while anything is READY, blocking
 //   until the next completion or deadline otherwise — so neither I/O nor timers
-//   starve behind busy fibers. If every fiber waits and nothing can wake one,
-//   run throws std::logic_error (deadlock) instead of hanging.
+//   starve behind busy fibers. If every fiber waits and nothing can wake one
+//   (the loop is idle: no op in flight, no message queued, no reply awaited
+//   from another thread — EventLoop::idle), run throws std::logic_error
+//   (deadlock) instead of hanging.
 // - Destroying a scheduler whose fibers have not all exited terminates with a
 //   message: their stacks hold live objects (the std::thread rule).
 // - Fibers states: created -> ready -> running -> {ready, waiting, exited}.

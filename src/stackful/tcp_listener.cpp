@@ -34,8 +34,11 @@ EventLoop& current_loop(const char* what) {
 
 TcpListener TcpListener::bind(const SocketAddress& addr, ListenOptions options) {
   EventLoop& loop = current_loop("duet: fiber TcpListener::bind on a thread without a Scheduler");
-  UniqueFd fd = open_listener(addr, options);
-  return TcpListener(loop, fd.release());
+  UnixSocketFile file;
+  UniqueFd fd = open_listener(addr, options, file);
+  TcpListener listener(loop, fd.release());
+  listener.file_ = std::move(file);
+  return listener;
 }
 
 TcpListener TcpListener::adopt(UniqueFd fd) {
@@ -69,18 +72,22 @@ IoResult<UniqueFd> TcpListener::accept_fd(std::stop_token token) {
   return UniqueFd(res);
 }
 
-TcpListener::TcpListener(TcpListener&& other) noexcept : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)) {}
+TcpListener::TcpListener(TcpListener&& other) noexcept
+    : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)), file_(std::move(other.file_)) {}
 
 TcpListener& TcpListener::operator=(TcpListener&& other) noexcept {
   if (this != &other) {
     close();
     loop_ = other.loop_;
     fd_ = std::exchange(other.fd_, -1);
+    file_ = std::move(other.file_);
   }
   return *this;
 }
 
+// The file goes first, while the socket still listens (unix_socket_file.cpp).
 void TcpListener::close() noexcept {
+  file_.remove();
   if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
 }
 

@@ -11,11 +11,13 @@
 // - Move-only; the destructor closes the socket through the loop. The
 //   scheduler's thread only; accept must be called on a fiber.
 // - Unix domain stream sockets too: bind to SocketAddress::unix_domain(path)
-//   (a socket file already at path is removed first, as Redis does;
-//   ListenOptions::unix_mode chmods the new one) or ("@name") for Linux's
-//   abstract namespace. UnixListener names this same type: one accept path,
-//   one set of tests for what the two families share. The file stays after
-//   close (as with bind(2)); the next bind replaces it.
+//   or ("@name") for Linux's abstract namespace. A stale socket file at path
+//   (nobody accepts on it) is removed first; over a live server's socket,
+//   in this process or another, bind throws std::system_error(EADDRINUSE)
+//   (io/unix_socket_file.hpp). ListenOptions::unix_mode chmods the new file;
+//   close removes it if the path still names it (not a file that replaced
+//   it; an adopted socket's file stays). UnixListener names this same type:
+//   one accept path, one set of tests for what the two families share.
 // - Many shards (runtime/connection_spreader.hpp): adopt(fd) wraps a
 //   listening socket opened elsewhere; accept_fd() accepts a socket bound to
 //   no loop yet, to hand to another shard. fiber::serve_shard(spreader,
@@ -41,6 +43,7 @@
 #include "io/socket_address.hpp"
 #include "io/socket_ops.hpp"
 #include "io/unique_fd.hpp"
+#include "io/unix_socket_file.hpp"
 #include "runtime/connection_spreader.hpp"
 #include "stackful/tcp_stream.hpp"
 
@@ -79,6 +82,7 @@ class TcpListener {
 
   EventLoop* loop_ = nullptr;
   int fd_ = -1;
+  UnixSocketFile file_;  // bind's socket file, removed at close while still ours
 };
 
 // A listening Unix domain stream socket: the same type, bound to an AF_UNIX address.

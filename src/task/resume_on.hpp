@@ -9,6 +9,11 @@
 //   shard's loop, and whoever awaits the task must be ready to be resumed
 //   there. Move back (co_await resume_on(home)) before finishing if the
 //   awaiter is on another thread, or use on(shard, factory), which does.
+// - on() also tells home that its answer is awaited (EventLoop::await_reply),
+//   so that a fiber scheduler there (fiber::await of the task) does not take
+//   the trip for a deadlock. A bare resume_on away and back does not: home
+//   cannot know the coroutine will return. Use on(), or bracket the trip
+//   with home.await_reply() / home.reply_arrived() on home's thread.
 // - The frame must not be destroyed while it is on its way (a few turns).
 //
 //   co_await duet::resume_on(set.shard(1));   // now on shard 1's thread

@@ -28,8 +28,11 @@ IoResult<UniqueFd> AcceptFdAwaiter::await_resume() noexcept {
 }  // namespace detail
 
 TcpListener TcpListener::bind(EventLoop& loop, const SocketAddress& addr, ListenOptions options) {
-  UniqueFd fd = open_listener(addr, options);
-  return TcpListener(loop, fd.release(), addr.family());
+  UnixSocketFile file;
+  UniqueFd fd = open_listener(addr, options, file);
+  TcpListener listener(loop, fd.release(), addr.family());
+  listener.file_ = std::move(file);
+  return listener;
 }
 
 TcpListener TcpListener::adopt(EventLoop& loop, UniqueFd fd) noexcept {
@@ -38,7 +41,7 @@ TcpListener TcpListener::adopt(EventLoop& loop, UniqueFd fd) noexcept {
 }
 
 TcpListener::TcpListener(TcpListener&& other) noexcept
-    : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)), family_(other.family_) {}
+    : loop_(other.loop_), fd_(std::exchange(other.fd_, -1)), family_(other.family_), file_(std::move(other.file_)) {}
 
 TcpListener& TcpListener::operator=(TcpListener&& other) noexcept {
   if (this != &other) {
@@ -46,11 +49,14 @@ TcpListener& TcpListener::operator=(TcpListener&& other) noexcept {
     loop_ = other.loop_;
     fd_ = std::exchange(other.fd_, -1);
     family_ = other.family_;
+    file_ = std::move(other.file_);
   }
   return *this;
 }
 
+// The file goes first, while the socket still listens (unix_socket_file.cpp).
 void TcpListener::close() noexcept {
+  file_.remove();
   if (fd_ >= 0) loop_->close_fd(std::exchange(fd_, -1));
 }
 

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -17,6 +19,7 @@
 
 #include "io/event_loop.hpp"
 #include "io/io_op.hpp"
+#include "io/loop_message.hpp"
 #include "io/socket_address.hpp"
 #include "support/socket_pair.hpp"
 
@@ -184,6 +187,46 @@ TEST_CASE("stop from another thread ends run") {
   stopper.join();
   CHECK(std::chrono::steady_clock::now() - start >= 29ms);
   CHECK_FALSE(loop.stop_requested());
+}
+
+// A message that sends itself again every turn: the loop never sleeps, so it
+// sees a stop flag on its next turn, before the stopper's wake-up is written.
+struct KeepAwake final : duet::LoopMessage {
+  bool quitting = false;
+  KeepAwake() {
+    run_ = [](duet::LoopMessage* m) noexcept {
+      if (!static_cast<KeepAwake*>(m)->quitting) EventLoop::current()->send(*m);
+    };
+  }
+};
+
+TEST_CASE("a loop may be destroyed as soon as run() returns while the stop() that ended it is still running") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  // Each round: the owner turns, a low-priority thread stops it, and the owner
+  // destroys the loop right after run() returns. Without the destructor
+  // waiting for stop(), its wake-up touches the freed poller (TSan and ASan
+  // report it; a plain build rarely notices).
+  for (int i = 0; i < 50; ++i) {
+    std::atomic<EventLoop*> shared{nullptr};
+    std::thread owner([&] {
+      EventLoop loop(backend);
+      KeepAwake awake;
+      loop.send(awake);
+      shared = &loop;
+      loop.run();
+      awake.quitting = true;  // the destructor runs the queued message once more
+    });
+    EventLoop* loop = nullptr;
+    while ((loop = shared.load()) == nullptr) std::this_thread::yield();
+    std::thread stopper([loop] {
+      sched_param idle{};
+      ::pthread_setschedparam(::pthread_self(), SCHED_IDLE, &idle);  // easy to preempt inside stop()
+      loop->stop();
+    });
+    stopper.join();
+    owner.join();
+  }
 }
 
 TEST_CASE("stop from a signal handler ends run") {

@@ -1,8 +1,9 @@
 // Unix domain stream sockets in the stackless voice: UnixListener and
 // UnixStream (TcpListener and TcpStream over AF_UNIX) echo over a filesystem
 // path and an abstract name on both backends; bind removes a stale socket
-// file but never a regular one; unix_mode sets the file's permissions; errors
-// are values. SocketAddress's AF_UNIX form is checked here too.
+// file but never a regular one nor a live server's; close removes the file
+// only while it is the listener's own; unix_mode sets the file's
+// permissions; errors are values. SocketAddress's AF_UNIX form is checked here too.
 #include <catch2/catch.hpp>
 
 #include <sys/socket.h>
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <system_error>
+#include <utility>
 
 #include "io/event_loop.hpp"
 #include "task/run.hpp"
@@ -102,6 +105,53 @@ TEST_CASE("binding a Unix path removes a stale socket file left by a dead server
   EventLoop loop(backend);
   auto listener = UnixListener::bind(loop, addr);  // bind(2) alone would fail with EADDRINUSE
   CHECK(duet::run_until_complete(loop, echo_once(loop, listener, addr)) == "pong:ping");
+}
+
+TEST_CASE("binding a Unix path where a server listens fails with EADDRINUSE and leaves that server working") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  duet::test::TempDir dir("duet-unix");
+  const std::string path = dir.file("live.sock");
+  const SocketAddress addr = SocketAddress::unix_domain(path).value();
+  EventLoop loop(backend);
+  auto first = UnixListener::bind(loop, addr);
+  try {
+    (void)UnixListener::bind(loop, addr);
+    FAIL("the second bind took the live server's path");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == std::errc::address_in_use);
+  }
+  REQUIRE(is_socket_file(path));
+  // The second bind's probe is a connection the first server sees end at once.
+  auto take_probe = [](UnixListener& l) -> Task<bool> {
+    auto conn = co_await duet::with_timeout(l.accept(), 2s);
+    if (!conn) co_return false;
+    char buf[4];
+    auto n = co_await duet::with_timeout(conn->recv(buf), 2s);
+    co_return n.eof();
+  };
+  CHECK(duet::run_until_complete(loop, take_probe(first)));
+  CHECK(duet::run_until_complete(loop, echo_once(loop, first, addr)) == "pong:ping");
+}
+
+TEST_CASE("a Unix listener removes its socket file at close, but not a file that replaced it") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  duet::test::TempDir dir("duet-unix");
+  const std::string path = dir.file("replaced.sock");
+  const SocketAddress addr = SocketAddress::unix_domain(path).value();
+  EventLoop loop(backend);
+  auto first = UnixListener::bind(loop, addr);
+  REQUIRE(::unlink(path.c_str()) == 0);  // someone removes the first server's file...
+  auto second = UnixListener::bind(loop, addr);  // ...and a second server binds the path
+  first.close();
+  REQUIRE(is_socket_file(path));
+  CHECK(duet::run_until_complete(loop, echo_once(loop, second, addr)) == "pong:ping");
+  UnixListener moved = std::move(second);  // the file goes with the listener
+  second.close();
+  CHECK(is_socket_file(path));
+  moved.close();
+  CHECK_FALSE(is_socket_file(path));
 }
 
 TEST_CASE("binding a Unix path that names a regular file throws and leaves the file alone") {

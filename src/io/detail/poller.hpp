@@ -91,6 +91,7 @@ class Poller {
   // EventLoop::await_reply / reply_arrived.
   void await_reply() noexcept { ++replies_awaited_; }
   void reply_arrived() noexcept { --replies_awaited_; }
+  [[nodiscard]] bool awaits_reply() const noexcept { return replies_awaited_ != 0; }
   // Runs the queued messages (up to inbox_budget); loop thread only.
   std::size_t drain_inbox() noexcept;
   [[nodiscard]] bool inbox_empty() const noexcept { return inbox_.empty(); }
