@@ -44,7 +44,8 @@ class Remaining {
       offset_ = 0;
     }
     skip_empty();
-    if (offset_ != 0) rest_ = iovec{static_cast<char*>(iov_[index_].iov_base) + offset_, iov_[index_].iov_len - offset_};
+    if (offset_ == 0) return;
+    rest_ = iovec{static_cast<char*>(iov_[index_].iov_base) + offset_, iov_[index_].iov_len - offset_};
   }
 
  private:
@@ -80,7 +81,8 @@ ssize_t transfer_all(int fd, Direction direction, Remaining left, Attempt attemp
   }
 }
 
-ssize_t send_all(int fd, const void* buf, std::size_t len, int flags, const sockaddr* addr, socklen_t addr_len) noexcept {
+ssize_t send_all(int fd, const void* buf, std::size_t len, int flags, const sockaddr* addr,
+                 socklen_t addr_len) noexcept {
   const iovec one{const_cast<void*>(buf), len};
   return transfer_all(fd, Direction::out, Remaining(&one, 1), [&](const iovec* iov, int, bool first) {
     // A connected stream ignores the address; only the first call may connect (MSG_FASTOPEN).
@@ -131,20 +133,21 @@ ssize_t msg_all(int fd, Direction direction, msghdr* msg, int flags) noexcept {
 
 using duet::fiber::hook::Direction;
 using duet::fiber::hook::real;
+using duet::fiber::hook::Remaining;
+using duet::fiber::hook::transfer_all;
 
 extern "C" {
 
 ssize_t write(int fd, const void* buf, size_t count) {
   const iovec one{const_cast<void*>(buf), count};
-  return duet::fiber::hook::transfer_all(fd, Direction::out, duet::fiber::hook::Remaining(&one, 1),
-                                         [&](const iovec* iov, int, bool) { return real().write(fd, iov->iov_base, iov->iov_len); });
+  return transfer_all(fd, Direction::out, Remaining(&one, 1),
+                      [&](const iovec* iov, int, bool) { return real().write(fd, iov->iov_base, iov->iov_len); });
 }
 
 ssize_t writev(int fd, const iovec* iov, int count) {
-  return duet::fiber::hook::transfer_all(fd, Direction::out, duet::fiber::hook::Remaining(iov, count),
-                                         [&](const iovec* part, int n, bool) {
-                                           return real().writev(fd, part, part == iov ? count : n);
-                                         });
+  // The program's own count for its own array: the kernel judges it (EINVAL).
+  return transfer_all(fd, Direction::out, Remaining(iov, count),
+                      [&](const iovec* part, int n, bool) { return real().writev(fd, part, part == iov ? count : n); });
 }
 
 ssize_t send(int fd, const void* buf, size_t len, int flags) {

@@ -181,7 +181,9 @@ int nanosleep(const timespec* request, timespec* remaining) {
 // thread.
 int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining) {
   const bool fiber_clock = clock == CLOCK_MONOTONIC || clock == CLOCK_REALTIME || clock == CLOCK_BOOTTIME;
-  if (!on_fiber() || request == nullptr || !fiber_clock) return real().clock_nanosleep(clock, flags, request, remaining);
+  if (!on_fiber() || request == nullptr || !fiber_clock) {
+    return real().clock_nanosleep(clock, flags, request, remaining);
+  }
   if (!duet::fiber::hook::valid_timespec(*request)) return EINVAL;
   auto duration = duet::fiber::hook::duration_of(*request);
   if ((flags & TIMER_ABSTIME) != 0) {

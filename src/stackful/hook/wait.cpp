@@ -143,6 +143,7 @@ void forget_if_loop_knows(int fd) noexcept {
 int close_managed(int fd) noexcept {
   fd_table().forget(fd);
   if (Scheduler* scheduler = Scheduler::current()) {
+    fd_table().loop_forgot(fd);
     scheduler->loop().close_fd(fd);  // forgets the fd in the backend, then closes it
     return 0;
   }
