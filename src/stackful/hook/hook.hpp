@@ -27,6 +27,7 @@
 //   send, sendto and sendmsg return once all of the data is queued, recv,
 //   recvfrom and recvmsg with MSG_WAITALL once the buffer is full or the peer
 //   ended the stream; a timeout or error after some bytes returns their count.
+//   (MSG_WAITALL with MSG_PEEK returns what is there: a peek cannot go on.)
 // - SO_RCVTIMEO / SO_SNDTIMEO (once the kernel has accepted them) become the
 //   call's timeout: the call fails with EAGAIN (connect: EINPROGRESS) when it
 //   expires with nothing moved, as Linux does; a negative tv_sec fails it at

@@ -59,6 +59,11 @@ class Remaining {
   iovec rest_{};
 };
 
+// MSG_WAITALL, but not with MSG_PEEK: a peek drains nothing, so the loop
+// below would peek the same first bytes again further into the buffer (and
+// readiness would not wait for more). A peek returns what is there.
+bool wait_all(int flags) noexcept { return (flags & MSG_WAITALL) != 0 && (flags & MSG_PEEK) == 0; }
+
 // attempt(iov, count, first) makes one real call on what is left.
 template <typename Attempt>
 ssize_t transfer_all(int fd, Direction direction, Remaining left, Attempt attempt) noexcept {
@@ -92,7 +97,7 @@ ssize_t send_all(int fd, const void* buf, std::size_t len, int flags, const sock
 
 ssize_t receive(int fd, void* buf, std::size_t len, int flags, sockaddr* addr, socklen_t* addr_len) noexcept {
   if ((flags & MSG_DONTWAIT) != 0) return real().recvfrom(fd, buf, len, flags, addr, addr_len);
-  if ((flags & MSG_WAITALL) == 0) {
+  if (!wait_all(flags)) {
     return blocking_call(fd, Direction::in, [&] { return real().recvfrom(fd, buf, len, flags, addr, addr_len); });
   }
   const iovec one{buf, len};
@@ -175,7 +180,7 @@ ssize_t recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* addr, sockl
 
 ssize_t recvmsg(int fd, msghdr* msg, int flags) {
   if ((flags & MSG_DONTWAIT) != 0) return real().recvmsg(fd, msg, flags);
-  if ((flags & MSG_WAITALL) != 0) return duet::fiber::hook::msg_all(fd, Direction::in, msg, flags);
+  if (duet::fiber::hook::wait_all(flags)) return duet::fiber::hook::msg_all(fd, Direction::in, msg, flags);
   return duet::fiber::hook::blocking_call(fd, Direction::in, [&] { return real().recvmsg(fd, msg, flags); });
 }
 
