@@ -342,7 +342,8 @@ TEST_CASE("recv or recvmsg with MSG_WAITALL on a blocking socket returns all 100
     msghdr msg{};
     msg.msg_iov = iov;
     msg.msg_iovlen = 2;
-    const ssize_t n = use_recvmsg ? ::recvmsg(c.client, &msg, MSG_WAITALL) : ::recv(c.client, buf, sizeof buf, MSG_WAITALL);
+    const ssize_t n =
+        use_recvmsg ? ::recvmsg(c.client, &msg, MSG_WAITALL) : ::recv(c.client, buf, sizeof buf, MSG_WAITALL);
     CHECK(writer.join());
     REQUIRE(n == 100);
     CHECK(std::string(buf, 100) == std::string(50, 'x') + std::string(50, 'y'));
