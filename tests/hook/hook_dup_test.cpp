@@ -4,6 +4,7 @@
 // shares the O_NONBLOCK the program set (and the kernel's, which the hooks
 // turn on) and the socket's timeouts; a dup2 target drops what it was.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -235,5 +236,78 @@ TEST_CASE("a dup2 or dup3 that fails leaves the target, and a fiber waiting on i
     REQUIRE(::write(b.server, "ok", 2) == 2);
     CHECK(reader.join() == "ok");
     for (const int fd : {a.client, a.server, b.client, b.server, pipe_fds[0]}) ::close(fd);
+  });
+}
+
+// poll() hands any fd to the loop, managed or not (epoll registers it once);
+// closing or replacing that fd must make the loop forget it, or a new file
+// that gets the number is never registered and its poll never wakes.
+namespace {
+
+// poll(fd, POLLIN) while a fiber writes a byte to peer 20 ms later: woken by
+// the byte, well before its 1 s timeout (which bounds a wait never woken: at
+// the timeout the hook's last look would find the byte too).
+bool poll_wakes_for_write(int fd, int peer) {
+  auto writer = write_later(peer, "w", 20ms);
+  pollfd p{fd, POLLIN, 0};
+  const auto start = std::chrono::steady_clock::now();
+  const int n = ::poll(&p, 1, 1000);
+  const auto waited = std::chrono::steady_clock::now() - start;
+  writer.join();
+  return n == 1 && (p.revents & POLLIN) != 0 && waited < 900ms;
+}
+
+// A pipe the loop has seen: a poll on it timed out.
+void polled_pipe(int (&fds)[2]) {
+  REQUIRE(::pipe(fds) == 0);
+  pollfd p{fds[0], POLLIN, 0};
+  REQUIRE(::poll(&p, 1, 5) == 0);
+}
+
+}  // namespace
+
+TEST_CASE("poll on a pipe that reuses a closed pipe's fd number wakes when the new pipe is written") {
+  on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int, std::uint16_t) {
+    int old_pipe[2];
+    polled_pipe(old_pipe);
+    ::close(old_pipe[0]);
+    ::close(old_pipe[1]);
+    int fresh[2];
+    REQUIRE(::pipe(fresh) == 0);
+    CHECK(fresh[0] == old_pipe[0]);  // the lowest free number: the test is about reuse
+    CHECK(poll_wakes_for_write(fresh[0], fresh[1]));
+    ::close(fresh[0]);
+    ::close(fresh[1]);
+  });
+}
+
+// The kernel drops an epoll registration only when the file's last fd goes;
+// here a dup keeps the old pipe open, so the registration of the closed
+// number lingers on the old file unless the loop removes it before the close.
+TEST_CASE("poll on a reused fd number wakes after closing one of two duplicates of the polled pipe") {
+  on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int, std::uint16_t) {
+    int old_pipe[2];
+    REQUIRE(::pipe(old_pipe) == 0);
+    const int copy = ::dup(old_pipe[0]);
+    pollfd p{copy, POLLIN, 0};
+    REQUIRE(::poll(&p, 1, 5) == 0);
+    ::close(copy);  // old_pipe[0] still holds the file
+    int fresh[2];
+    REQUIRE(::pipe(fresh) == 0);
+    CHECK(fresh[0] == copy);
+    CHECK(poll_wakes_for_write(fresh[0], fresh[1]));
+    for (const int fd : {old_pipe[0], old_pipe[1], fresh[0], fresh[1]}) ::close(fd);
+  });
+}
+
+TEST_CASE("poll on a polled pipe's number wakes after dup2 puts another pipe there") {
+  on_fiber(GENERATE(Backend::io_uring, Backend::epoll), [](int, std::uint16_t) {
+    int old_pipe[2];
+    polled_pipe(old_pipe);
+    int fresh[2];
+    REQUIRE(::pipe(fresh) == 0);
+    REQUIRE(::dup2(fresh[0], old_pipe[0]) == old_pipe[0]);  // closes the old read end
+    CHECK(poll_wakes_for_write(old_pipe[0], fresh[1]));
+    for (const int fd : {old_pipe[0], old_pipe[1], fresh[0], fresh[1]}) ::close(fd);
   });
 }

@@ -22,7 +22,7 @@ void FdTable::link_alone(int fd) noexcept {
   states_[fd].prev_shared.store(fd, relaxed);
 }
 
-FdState* FdTable::adopt(int fd, bool user_nonblock, bool kernel_nonblock) noexcept {
+FdState* FdTable::adopt(int fd, bool user_nonblock, bool kernel_nonblock, bool stream) noexcept {
   if (fd < 0 || fd >= max_fds) return nullptr;
   forget(fd);
   FdState& state = states_[fd];
@@ -30,6 +30,7 @@ FdState* FdTable::adopt(int fd, bool user_nonblock, bool kernel_nonblock) noexce
   state.kernel_nonblock.store(kernel_nonblock, relaxed);
   state.recv_timeout_ns.store(0, relaxed);
   state.send_timeout_ns.store(0, relaxed);
+  state.stream.store(stream, relaxed);
   link_alone(fd);
   state.managed.store(true, std::memory_order_release);
   return &state;
@@ -45,6 +46,7 @@ FdState* FdTable::adopt_duplicate(int source, int copy) noexcept {
   state.kernel_nonblock.store(from->kernel_nonblock.load(relaxed), relaxed);
   state.recv_timeout_ns.store(from->recv_timeout_ns.load(relaxed), relaxed);
   state.send_timeout_ns.store(from->send_timeout_ns.load(relaxed), relaxed);
+  state.stream.store(from->stream.load(relaxed), relaxed);
   const int next = from->next_shared.load(relaxed);  // copy goes in between source and next
   state.prev_shared.store(source, relaxed);
   state.next_shared.store(next, relaxed);

@@ -4,9 +4,12 @@
 // - One FdState per fd number below max_fds (fds above are never managed).
 //   Zero-initialised static storage: untouched entries cost no memory.
 // - get(fd) returns the state of a managed socket, or nullptr (pass through).
-//   adopt(fd, user_nonblock, kernel_nonblock) starts managing a socket made by
-//   a hooked socket/accept; forget(fd) stops (close). Both first drop whatever
-//   the number held before (an fd closed behind the hooks' back).
+//   adopt(fd, user_nonblock, kernel_nonblock, stream) starts managing a socket
+//   made by a hooked socket/accept; forget(fd) stops (close). Both first drop
+//   whatever the number held before (an fd closed behind the hooks' back).
+// - handed_to_loop(fd) / loop_may_know(fd) / loop_forgot(fd): a bit per fd
+//   number, managed or not, set when the hooks gave the number to the loop
+//   (poll), so close and dup2 know to make the loop forget it (wait.hpp).
 // - Duplicates (dup, dup2, dup3, F_DUPFD) refer to the same open file
 //   description, so O_NONBLOCK (the program's and the kernel's) and the
 //   socket's timeouts are one value for all of them: adopt_duplicate(source,
@@ -33,9 +36,12 @@ struct FdState {
   std::atomic<bool> kernel_nonblock{false};      // what the kernel has
   std::atomic<std::int64_t> recv_timeout_ns{0};  // SO_RCVTIMEO; 0 = none
   std::atomic<std::int64_t> send_timeout_ns{0};  // SO_SNDTIMEO; 0 = none
+  std::atomic<bool> stream{false};               // SOCK_STREAM: a blocking call moves every byte
   // The ring of managed fds sharing the open file description (itself when alone).
   std::atomic<int> next_shared{0};
   std::atomic<int> prev_shared{0};
+  // Not the socket's: the number's, kept whether managed or not (see above).
+  std::atomic<bool> in_loop{false};
 };
 
 enum class Timeout { recv, send };
@@ -49,12 +55,22 @@ class FdTable {
     FdState& state = states_[fd];
     return state.managed.load(std::memory_order_acquire) ? &state : nullptr;
   }
-  FdState* adopt(int fd, bool user_nonblock, bool kernel_nonblock) noexcept;
+  FdState* adopt(int fd, bool user_nonblock, bool kernel_nonblock, bool stream) noexcept;
   // copy now refers to source's open file description (it is the result of a
   // dup of source): it shares source's state if source is managed, else it is
   // not managed either.
   FdState* adopt_duplicate(int source, int copy) noexcept;
   void forget(int fd) noexcept;
+
+  void handed_to_loop(int fd) noexcept {
+    if (fd >= 0 && fd < max_fds) states_[fd].in_loop.store(true, std::memory_order_relaxed);
+  }
+  bool loop_may_know(int fd) const noexcept {
+    return fd >= 0 && fd < max_fds && states_[fd].in_loop.load(std::memory_order_relaxed);
+  }
+  void loop_forgot(int fd) noexcept {
+    if (fd >= 0 && fd < max_fds) states_[fd].in_loop.store(false, std::memory_order_relaxed);
+  }
 
   // Through every fd sharing fd's open file description; no-ops if fd is not managed.
   void set_nonblock(int fd, bool user_nonblock, bool kernel_nonblock) noexcept;

@@ -5,9 +5,10 @@
 // ring in the fd table (or is dropped from it when the source is not managed).
 //
 // dup2/dup3 onto an open fd close it first, atomically, in the kernel. If it
-// was a managed socket the hooks and the loop still hold its old state: the
-// table entry is replaced after the call, and the loop forgets the fd before
-// it, while the number still names the old file (epoll: EPOLL_CTL_DEL must see
+// was a managed socket, or any fd the hooks handed to the loop (poll), the
+// hooks and the loop still hold its old state: the table entry is replaced
+// after the call, and the loop forgets the fd before it, while the number
+// still names the old file (epoll: EPOLL_CTL_DEL must see
 // the old file; after the kernel's close the registration would linger, or be
 // dropped behind the loop's back, and a wait on the new file would never wake).
 // dup2(fd, fd) changes nothing, and dup3(fd, fd, …) fails with EINVAL.
@@ -25,7 +26,7 @@ template <typename Call>
 int duplicate_onto(int fd, int target, Call call) noexcept {
   if (fd == target) return call();
   // Only when the call can succeed: a bad fd leaves target open and untouched.
-  if (fd_table().get(target) != nullptr && real().fcntl(fd, F_GETFD) >= 0) forget_in_backend(target);
+  if (real().fcntl(fd, F_GETFD) >= 0) forget_if_loop_knows(target);
   const int result = call();
   if (result >= 0) fd_table().adopt_duplicate(fd, result);
   return result;

@@ -5,7 +5,9 @@
 // wait — of the fiber on a fiber, of the thread elsewhere — then a retry.
 // fcntl lives in hook_fcntl.cpp (it must be compiled without
 // _FILE_OFFSET_BITS=64, which renames it to fcntl64), dup/dup2/dup3 in
-// hook_dup.cpp.
+// hook_dup.cpp, the transfers that must move every byte (write, writev, send*,
+// recv*) in hook_transfer.cpp, select/pselect/ppoll/epoll_wait in
+// hook_select.cpp.
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -18,6 +20,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include "stackful/hook/blocking.hpp"
 #include "stackful/hook/fd_table.hpp"
 #include "stackful/hook/hook.hpp"
 #include "stackful/hook/real.hpp"
@@ -26,26 +29,6 @@
 namespace duet::fiber::hook {
 
 namespace {
-
-enum class Direction { in, out };
-
-// The kernel flag belongs to the open file description: every dup of fd sees it.
-void make_kernel_nonblocking(int fd, const FdState& state) noexcept {
-  const int flags = real().fcntl(fd, F_GETFL);
-  if (flags >= 0 && real().fcntl(fd, F_SETFL, flags | O_NONBLOCK) == 0) {
-    fd_table().set_nonblock(fd, state.user_nonblock, true);
-  }
-}
-
-// A timeout of hundreds of years (saturated, see timeout_ns) is no deadline:
-// now + ns would overflow the clock.
-Deadline deadline_for(const FdState& state, Direction direction) noexcept {
-  const std::int64_t ns = direction == Direction::in ? state.recv_timeout_ns.load() : state.send_timeout_ns.load();
-  if (ns <= 0) return Deadline::max();
-  const auto now = std::chrono::steady_clock::now();
-  if (std::chrono::nanoseconds(ns) >= Deadline::max() - now) return Deadline::max();
-  return now + std::chrono::nanoseconds(ns);
-}
 
 // SO_RCVTIMEO/SO_SNDTIMEO as Linux reads a timeval it accepted (tv_usec is in
 // [0, 10^6), or the kernel said EDOM): {0, 0} is none; a negative tv_sec is a
@@ -58,36 +41,15 @@ std::int64_t timeout_ns(const timeval& tv) noexcept {
   return std::int64_t{tv.tv_sec} * ns_per_s + std::int64_t{tv.tv_usec} * 1'000;
 }
 
-// The state of fd if this call must be made to block on it, else nullptr.
-FdState* blocking_state(int fd) noexcept {
-  FdState* state = fd_table().get(fd);
-  if (state == nullptr || state->user_nonblock) return nullptr;
-  if (!state->kernel_nonblock && on_fiber()) make_kernel_nonblocking(fd, *state);
-  return state->kernel_nonblock ? state : nullptr;  // a blocking kernel fd blocks by itself
-}
-
-template <typename Attempt>
-auto blocking_call(int fd, Direction direction, Attempt attempt) noexcept -> decltype(attempt()) {
-  FdState* state = blocking_state(fd);
-  if (state == nullptr) return attempt();
-  const Deadline deadline = deadline_for(*state, direction);
-  const short events = direction == Direction::in ? POLLIN : POLLOUT;
-  for (;;) {
-    const auto n = attempt();
-    if (n >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) return n;
-    const int waited = wait_ready(fd, events, deadline);
-    if (waited == -ETIMEDOUT) {
-      errno = EAGAIN;  // what Linux reports when SO_RCVTIMEO/SO_SNDTIMEO expires
-      return -1;
-    }
-    if (waited < 0 && waited != -EINTR) {
-      errno = -waited;
-      return -1;
-    }
-  }
-}
-
 bool fiber_managed(int fd) noexcept { return fd_table().get(fd) != nullptr; }
+
+// An accepted socket has its listener's type (SOCK_STREAM or SOCK_SEQPACKET).
+bool is_stream(int listener) noexcept {
+  if (const FdState* state = fd_table().get(listener)) return state->stream;
+  int type = 0;
+  socklen_t len = sizeof type;
+  return ::getsockopt(listener, SOL_SOCKET, SO_TYPE, &type, &len) == 0 && type == SOCK_STREAM;
+}
 
 }  // namespace
 
@@ -95,6 +57,7 @@ bool fiber_managed(int fd) noexcept { return fd_table().get(fd) != nullptr; }
 
 using duet::fiber::hook::blocking_call;
 using duet::fiber::hook::deadline_for;
+using duet::fiber::hook::forget_if_loop_knows;
 using duet::fiber::hook::Direction;
 using duet::fiber::hook::fd_table;
 using duet::fiber::hook::on_fiber;
@@ -108,7 +71,9 @@ int socket(int domain, int type, int protocol) {
   const bool fiber = on_fiber();
   const bool user_nonblock = (type & SOCK_NONBLOCK) != 0;
   const int fd = real().socket(domain, fiber ? type | SOCK_NONBLOCK : type, protocol);
-  if (fd >= 0) fd_table().adopt(fd, user_nonblock, fiber || user_nonblock);
+  if (fd < 0) return fd;
+  forget_if_loop_knows(fd);  // the loop's state for this number is an old file's (closed behind our back)
+  fd_table().adopt(fd, user_nonblock, fiber || user_nonblock, (type & 0xf) == SOCK_STREAM);  // 0xf: SOCK_TYPE_MASK
   return fd;
 }
 
@@ -117,7 +82,10 @@ int accept4(int fd, sockaddr* addr, socklen_t* len, int flags) {
   if (!fiber && !duet::fiber::hook::fiber_managed(fd)) return real().accept4(fd, addr, len, flags);
   const int real_flags = fiber ? flags | SOCK_NONBLOCK : flags;
   const int conn = blocking_call(fd, Direction::in, [&] { return real().accept4(fd, addr, len, real_flags); });
-  if (conn >= 0) fd_table().adopt(conn, (flags & SOCK_NONBLOCK) != 0, (real_flags & SOCK_NONBLOCK) != 0);
+  if (conn < 0) return conn;
+  forget_if_loop_knows(conn);
+  fd_table().adopt(conn, (flags & SOCK_NONBLOCK) != 0, (real_flags & SOCK_NONBLOCK) != 0,
+                   duet::fiber::hook::is_stream(fd));
   return conn;
 }
 
@@ -151,55 +119,24 @@ ssize_t read(int fd, void* buf, size_t count) {
   return blocking_call(fd, Direction::in, [&] { return real().read(fd, buf, count); });
 }
 
-ssize_t write(int fd, const void* buf, size_t count) {
-  return blocking_call(fd, Direction::out, [&] { return real().write(fd, buf, count); });
-}
-
 ssize_t readv(int fd, const iovec* iov, int count) {
   return blocking_call(fd, Direction::in, [&] { return real().readv(fd, iov, count); });
 }
 
-ssize_t writev(int fd, const iovec* iov, int count) {
-  return blocking_call(fd, Direction::out, [&] { return real().writev(fd, iov, count); });
-}
-
-ssize_t recv(int fd, void* buf, size_t len, int flags) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().recv(fd, buf, len, flags);
-  return blocking_call(fd, Direction::in, [&] { return real().recv(fd, buf, len, flags); });
-}
-
-ssize_t send(int fd, const void* buf, size_t len, int flags) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().send(fd, buf, len, flags);
-  return blocking_call(fd, Direction::out, [&] { return real().send(fd, buf, len, flags); });
-}
-
-ssize_t recvfrom(int fd, void* buf, size_t len, int flags, sockaddr* addr, socklen_t* addr_len) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().recvfrom(fd, buf, len, flags, addr, addr_len);
-  return blocking_call(fd, Direction::in, [&] { return real().recvfrom(fd, buf, len, flags, addr, addr_len); });
-}
-
-ssize_t sendto(int fd, const void* buf, size_t len, int flags, const sockaddr* addr, socklen_t addr_len) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().sendto(fd, buf, len, flags, addr, addr_len);
-  return blocking_call(fd, Direction::out, [&] { return real().sendto(fd, buf, len, flags, addr, addr_len); });
-}
-
-ssize_t recvmsg(int fd, msghdr* msg, int flags) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().recvmsg(fd, msg, flags);
-  return blocking_call(fd, Direction::in, [&] { return real().recvmsg(fd, msg, flags); });
-}
-
-ssize_t sendmsg(int fd, const msghdr* msg, int flags) {
-  if ((flags & MSG_DONTWAIT) != 0) return real().sendmsg(fd, msg, flags);
-  return blocking_call(fd, Direction::out, [&] { return real().sendmsg(fd, msg, flags); });
-}
-
 int poll(pollfd* fds, nfds_t count, int timeout_ms) {
   if (!on_fiber()) return real().poll(fds, count, timeout_ms);
-  return duet::fiber::hook::poll_fibered(fds, count, timeout_ms);
+  const auto timeout = timeout_ms < 0 ? duet::fiber::hook::forever : std::chrono::milliseconds(timeout_ms);
+  return duet::fiber::hook::poll_fibered(fds, count, timeout, nullptr);
 }
 
+// Any fd the loop may know (poll hands it any fd) is forgotten there while
+// the number still names its file: epoll's registration is keyed by fd and
+// file, so EPOLL_CTL_DEL must come before the close, and after the close the
+// kernel drops the registration only when the file's last fd goes (a dup may
+// keep it). Either way a new file on the number would never be registered.
 int close(int fd) {
   if (duet::fiber::hook::fiber_managed(fd)) return duet::fiber::hook::close_managed(fd);
+  forget_if_loop_knows(fd);
   return real().close(fd);
 }
 
@@ -230,8 +167,33 @@ int usleep(useconds_t micros) {
 
 int nanosleep(const timespec* request, timespec* remaining) {
   if (!on_fiber() || request == nullptr) return real().nanosleep(request, remaining);
-  duet::fiber::hook::sleep_fibered(std::chrono::seconds(request->tv_sec) + std::chrono::nanoseconds(request->tv_nsec));
+  if (!duet::fiber::hook::valid_timespec(*request)) {
+    errno = EINVAL;
+    return -1;
+  }
+  duet::fiber::hook::sleep_fibered(duet::fiber::hook::duration_of(*request));
   if (remaining != nullptr) *remaining = timespec{0, 0};
+  return 0;
+}
+
+// Returns the error (not -1 and errno), as POSIX has it. A clock that is not
+// a wall or monotonic one (a CPU-time clock) is the real call: it blocks the
+// thread.
+int clock_nanosleep(clockid_t clock, int flags, const timespec* request, timespec* remaining) {
+  const bool fiber_clock = clock == CLOCK_MONOTONIC || clock == CLOCK_REALTIME || clock == CLOCK_BOOTTIME;
+  if (!on_fiber() || request == nullptr || !fiber_clock) {
+    return real().clock_nanosleep(clock, flags, request, remaining);
+  }
+  if (!duet::fiber::hook::valid_timespec(*request)) return EINVAL;
+  auto duration = duet::fiber::hook::duration_of(*request);
+  if ((flags & TIMER_ABSTIME) != 0) {
+    timespec now{};
+    ::clock_gettime(clock, &now);
+    duration -= duet::fiber::hook::duration_of(now);
+  } else if (remaining != nullptr) {
+    *remaining = timespec{0, 0};
+  }
+  if (duration > duration.zero()) duet::fiber::hook::sleep_fibered(duration);
   return 0;
 }
 

@@ -42,6 +42,11 @@ RealCalls load() noexcept {
   resolve(calls.recvmsg, "recvmsg");
   resolve(calls.sendmsg, "sendmsg");
   resolve(calls.poll, "poll");
+  resolve(calls.ppoll, "ppoll");
+  resolve(calls.select, "select");
+  resolve(calls.pselect, "pselect");
+  resolve(calls.epoll_wait, "epoll_wait");
+  resolve(calls.epoll_pwait, "epoll_pwait");
   resolve(calls.close, "close");
   resolve(calls.dup, "dup");
   resolve(calls.dup2, "dup2");
@@ -51,6 +56,7 @@ RealCalls load() noexcept {
   resolve(calls.sleep, "sleep");
   resolve(calls.usleep, "usleep");
   resolve(calls.nanosleep, "nanosleep");
+  resolve(calls.clock_nanosleep, "clock_nanosleep");
   return calls;
 }
 

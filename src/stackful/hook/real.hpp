@@ -7,6 +7,9 @@
 #pragma once
 
 #include <poll.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
@@ -30,6 +33,11 @@ struct RealCalls {
   ssize_t (*recvmsg)(int, msghdr*, int);
   ssize_t (*sendmsg)(int, const msghdr*, int);
   int (*poll)(pollfd*, nfds_t, int);
+  int (*ppoll)(pollfd*, nfds_t, const timespec*, const sigset_t*);
+  int (*select)(int, fd_set*, fd_set*, fd_set*, timeval*);
+  int (*pselect)(int, fd_set*, fd_set*, fd_set*, const timespec*, const sigset_t*);
+  int (*epoll_wait)(int, epoll_event*, int, int);
+  int (*epoll_pwait)(int, epoll_event*, int, int, const sigset_t*);
   int (*close)(int);
   int (*dup)(int);
   int (*dup2)(int, int);
@@ -39,6 +47,7 @@ struct RealCalls {
   unsigned (*sleep)(unsigned);
   int (*usleep)(useconds_t);
   int (*nanosleep)(const timespec*, timespec*);
+  int (*clock_nanosleep)(clockid_t, int, const timespec*, timespec*);
 };
 
 const RealCalls& real() noexcept;

@@ -72,9 +72,27 @@ int wait_ready(int fd, short events, Deadline deadline) noexcept {
   return n == 0 ? -ETIMEDOUT : 0;
 }
 
-int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept {
-  const int ready = real().poll(fds, count, 0);
-  if (ready != 0 || timeout_ms == 0) return ready;
+void sleep_fibered(std::chrono::nanoseconds duration) noexcept { (void)sleep_for(duration); }
+
+namespace {
+
+// poll(NULL, 0, -1) and friends: a pause. The fiber sleeps a day at a time
+// (a sleep op keeps the loop waiting in the kernel, as the thread would).
+[[noreturn]] void sleep_forever() noexcept {
+  for (;;) sleep_fibered(std::chrono::hours(24));
+}
+
+int first_look(pollfd* fds, nfds_t count, const sigset_t* mask) noexcept {
+  if (mask == nullptr) return real().poll(fds, count, 0);
+  const timespec zero{0, 0};
+  return real().ppoll(fds, count, &zero, mask);
+}
+
+}  // namespace
+
+int poll_fibered(pollfd* fds, nfds_t count, std::chrono::nanoseconds timeout, const sigset_t* mask) noexcept {
+  const int ready = first_look(fds, count, mask);
+  if (ready != 0 || timeout.count() == 0) return ready;
   try {
     Scheduler& scheduler = *Scheduler::current();
     PollGroup group{scheduler.running(), 0};
@@ -88,12 +106,14 @@ int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept {
       w.kind_ = OpKind::poll;
       w.fd_ = fds[i].fd;
       w.flags_ = fds[i].events;
-      if (timeout_ms > 0) w.timeout_ = std::chrono::milliseconds(timeout_ms);
+      if (timeout.count() > 0) w.timeout_ = timeout;
+      fd_table().handed_to_loop(w.fd_);
       scheduler.loop().submit(w);
       ++submitted;
     }
     if (submitted == 0) {  // nothing to watch: poll() is just a sleep
-      if (timeout_ms > 0) sleep_fibered(std::chrono::milliseconds(timeout_ms));
+      if (timeout.count() < 0) sleep_forever();
+      sleep_fibered(timeout);
       return 0;
     }
     while (group.finished_ == 0) scheduler.park();
@@ -108,18 +128,22 @@ int poll_fibered(pollfd* fds, nfds_t count, int timeout_ms) noexcept {
   }
 }
 
-void sleep_fibered(std::chrono::nanoseconds duration) noexcept { (void)sleep_for(duration); }
-
 // fd stays open, so the dup2/dup3 that follows replaces its file atomically.
 void forget_in_backend(int fd) noexcept {
   Scheduler* scheduler = Scheduler::current();
   if (scheduler == nullptr || fd < 0) return;
+  fd_table().loop_forgot(fd);
   scheduler->loop().forget_fd(fd);
+}
+
+void forget_if_loop_knows(int fd) noexcept {
+  if (fd_table().get(fd) != nullptr || fd_table().loop_may_know(fd)) forget_in_backend(fd);
 }
 
 int close_managed(int fd) noexcept {
   fd_table().forget(fd);
   if (Scheduler* scheduler = Scheduler::current()) {
+    fd_table().loop_forgot(fd);
     scheduler->loop().close_fd(fd);  // forgets the fd in the backend, then closes it
     return 0;
   }
