@@ -54,11 +54,12 @@ void FileRequest::on_op(IoOp* op, int res) noexcept {
 }
 
 // An EINTR is the pool's interrupt when a stop came (the call ends
-// -ECANCELED, as io_uring's does), else some other signal's: call again.
+// -ECANCELED, as io_uring's does), else some other signal's: call again —
+// except close, whose fd is gone even then (a retry could close a reused one).
 void FileRequest::run(PoolJob* job) noexcept {
   auto* self = static_cast<FileRequest*>(job);
   int res = file_syscall(self->op_);
-  while (res == -EINTR && !self->stop_requested()) res = file_syscall(self->op_);
+  while (res == -EINTR && self->may_block_ && !self->stop_requested()) res = file_syscall(self->op_);
   self->pool_res_ = res == -EINTR ? -ECANCELED : res;
 }
 
