@@ -11,7 +11,9 @@
 //   epoll it runs on a blocking pool (default_blocking_pool() or the one given
 //   to open) and the fiber resumes on its own scheduler. Every call takes an
 //   optional std::stop_token (request_stop on the scheduler's thread), except
-//   close: a stop cancels the call unless it had finished.
+//   close: a stop cancels the call unless it had finished; on epoll too it
+//   reaches a call running on the pool that waits without bound (a FIFO's
+//   read or open), and such a call does not hold one of the pool's threads.
 // - O_DIRECT: flags | O_DIRECT and an AlignedBuffer (io/aligned_buffer.hpp).
 // - Owns its fd; move-only; the destructor closes with close(2), close() goes
 //   through the loop. The scheduler's thread only; calls must be made on a

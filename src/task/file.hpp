@@ -5,11 +5,16 @@
 //   awaiters (await them at once, as prvalues); read_all/write_all are Tasks.
 //   Each takes an optional std::stop_token: a stop request (made on the loop's
 //   thread) cancels the call (std::errc::operation_canceled, unless it had
-//   finished); a token already stopped fails at once.
+//   finished); a token already stopped fails at once. On both backends a stop
+//   reaches a call that is waiting without bound (a FIFO's or a terminal's
+//   read, a FIFO's open); a regular file's syscall may finish first.
 // - Where calls run: on io_uring as ring ops (IORING_OP_OPENAT, READ, WRITE,
 //   FSYNC, STATX, CLOSE), the loop never blocks; on epoll on a blocking pool
 //   (default_blocking_pool(), or the pool given to open), since a regular file
-//   is always "ready" there. The task resumes on its loop either way.
+//   is always "ready" there. The task resumes on its loop either way. A call
+//   stuck on a FIFO or device does not hold one of the pool's threads (the
+//   pool starts more, up to BlockingPoolOptions::max_threads), so it stalls
+//   no other file call.
 // - Results are values as for sockets: a missing file is
 //   std::errc::no_such_file_or_directory, a directory opened for writing
 //   is_a_directory, ... A read past the end is io_errc::eof (r.eof()); a read

@@ -180,3 +180,58 @@ TEST_CASE("a task destroyed while its offload runs waits for it, and one queued 
   duet::test::turn_for(loop, 30ms);
   CHECK_FALSE(queued_ran);
 }
+
+TEST_CASE("pool shutdown racing cancels of its queued jobs answers each once and never touches a freed job",
+          "[shard]") {
+  // Each job is freed as soon as it has its answer and the canceller's own
+  // cancel call on it has returned (as an offload's frame is freed once its
+  // stop callback is back). Shutdown takes the same queue meanwhile; a touch
+  // of a job after that free is a heap-use-after-free under ASan.
+  struct Job : duet::PoolJob {
+    std::atomic<int> refs{2};
+    std::atomic<int>* answers = nullptr;
+  };
+  const auto release = [](Job* job) {
+    if (job->refs.fetch_sub(1) == 1) delete job;
+  };
+  constexpr int rounds = 10;
+  constexpr int count = 500;
+  for (int round = 0; round < rounds; ++round) {
+    duet::BlockingPool pool({.threads = 1, .queue_capacity = count});
+    Gate gate;
+    std::atomic<int> answers{0};
+    struct Blocker : duet::PoolJob {
+      Gate* gate;
+    } blocker;
+    blocker.gate = &gate;
+    blocker.run_ = [](duet::PoolJob* job) noexcept { static_cast<Blocker*>(job)->gate->wait(); };
+    blocker.done_ = [](duet::PoolJob*, int) noexcept {};
+    REQUIRE(pool.submit(blocker, true));
+    std::vector<Job*> jobs;
+    for (int i = 0; i < count; ++i) {
+      auto* job = new Job;
+      job->answers = &answers;
+      job->run_ = [](duet::PoolJob*) noexcept {};
+      job->done_ = [](duet::PoolJob* p, int) noexcept {
+        auto* self = static_cast<Job*>(p);
+        self->answers->fetch_add(1);
+        if (self->refs.fetch_sub(1) == 1) delete self;
+      };
+      REQUIRE(pool.submit(*job, true));
+      jobs.push_back(job);
+    }
+    std::latch go(2);
+    std::thread canceller([&] {
+      go.arrive_and_wait();
+      for (Job* job : jobs) {  // in queue order: the heads shutdown takes
+        pool.cancel(*job);
+        release(job);
+      }
+    });
+    go.arrive_and_wait();
+    gate.open = true;
+    pool.shutdown();
+    canceller.join();
+    CHECK(answers == count);
+  }
+}

@@ -26,6 +26,7 @@
 #include "stackful/scheduler.hpp"
 #include "stackful/tcp_stream.hpp"
 #include "stackful/this_fiber.hpp"
+#include "support/fifo_rescue.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
 #include "support/on_fibers.hpp"
@@ -150,6 +151,46 @@ TEST_CASE("a stop request cancels a fiber's file read that is still waiting", "[
     return r.error();
   });
   CHECK(error == std::errc::operation_canceled);
+}
+
+TEST_CASE("a stop request ends fibers' file reads blocked on a FIFO, and other file calls run while they block",
+          "[file]") {
+  // As in the stackless voice: on epoll the two reads hold both threads of the
+  // pool in read(2); the regular file's calls behind them still complete.
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  duet::test::TempDir dir("duet-fiber-file");
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  duet::BlockingPool pool({.threads = 2});
+  duet::test::FifoRescue rescue(fifo, 3s);
+  std::stop_source stop;
+  int reads_ended = 0;
+  std::vector<std::error_code> errors;
+  const bool served = on_fibers(backend, [&] {
+    auto stuck_read = [&] {
+      File f(Scheduler::current()->loop(), ::open(fifo.c_str(), O_RDWR | O_CLOEXEC), &pool);
+      char buf[16];
+      auto r = f.read(buf, stop.get_token());
+      ++reads_ended;
+      return r.error();
+    };
+    auto first = fiber::spawn(stuck_read);
+    auto second = fiber::spawn(stuck_read);
+    fiber::yield();  // both reads reach the pool before the open
+    auto f = File::open(dir.file("other"), create_rw, 0600, {}, &pool);
+    REQUIRE(f.ok());
+    auto written = f->write_all(std::string_view("still served"), 0);
+    auto text = f->read_all();
+    const bool ok = reads_ended == 0 && written.ok() && text.value() == "still served";
+    stop.request_stop();
+    errors = {first.join(), second.join()};
+    return ok;
+  });
+  CHECK(served);
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0] == std::errc::operation_canceled);
+  CHECK(errors[1] == std::errc::operation_canceled);
+  CHECK_FALSE(rescue.dismiss());  // the stop ended the reads, not the rescue's bytes
 }
 
 TEST_CASE("a fiber reads and writes O_DIRECT blocks through an AlignedBuffer", "[file]") {

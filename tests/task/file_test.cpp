@@ -24,6 +24,7 @@
 #include "io/event_loop.hpp"
 #include "runtime/blocking_pool.hpp"
 #include "runtime/detail/file_request.hpp"
+#include "support/fifo_rescue.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
 #include "task/file.hpp"
@@ -187,6 +188,46 @@ TEST_CASE("a stop request cancels a file read that is still waiting", "[file]") 
     co_return error;
   };
   CHECK(duet::run_until_complete(loop, all()) == std::errc::operation_canceled);
+  CHECK(loop.in_flight() == 0);
+}
+
+TEST_CASE("a stop request ends file reads blocked on a FIFO, and other file calls run while they block", "[file]") {
+  // Two reads of a FIFO with no data: on io_uring they wait in the kernel; on
+  // epoll each holds a thread of the pool in read(2), as many as it has. An
+  // open, a write and a read of a regular file through the same pool still
+  // complete meanwhile, and the stop reaches the reads where they run.
+  EventLoop loop(any_backend());
+  duet::test::TempDir dir("duet-file");
+  const std::string fifo = dir.file("fifo");
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  duet::BlockingPool pool({.threads = 2});
+  duet::test::FifoRescue rescue(fifo, 3s);
+  std::stop_source stop;
+  int reads_ended = 0;
+  auto stuck_read = [&]() -> Task<std::error_code> {
+    File f(loop, ::open(fifo.c_str(), O_RDWR | O_CLOEXEC), &pool);  // O_RDWR: no wait for a writer
+    char buf[16];
+    auto r = co_await f.read(buf, stop.get_token());
+    ++reads_ended;
+    co_return r.error();
+  };
+  auto meanwhile = [&]() -> Task<bool> {  // queued behind the reads on epoll
+    auto f = co_await File::open(loop, dir.file("other"), create_rw, 0600, {}, &pool);
+    REQUIRE(f.ok());
+    auto written = co_await f->write_all(std::string_view("still served"), 0);
+    auto text = co_await f->read_all();
+    const bool served = reads_ended == 0 && written.ok() && text.value() == "still served";
+    stop.request_stop();
+    co_return served;
+  };
+  auto all = [&]() -> Task<bool> {
+    auto [first, second, served] = co_await duet::when_all(stuck_read(), stuck_read(), meanwhile());
+    CHECK(first == std::errc::operation_canceled);
+    CHECK(second == std::errc::operation_canceled);
+    co_return served;
+  };
+  CHECK(duet::run_until_complete(loop, all()));
+  CHECK_FALSE(rescue.dismiss());  // the stop ended the reads, not the rescue's bytes
   CHECK(loop.in_flight() == 0);
 }
 

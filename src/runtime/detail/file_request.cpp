@@ -1,7 +1,8 @@
 // FileRequest: the one place a file call picks its path. On io_uring the ring
 // does the work asynchronously (buffered reads complete inline when the page
 // cache has the data; misses go to the kernel's io-wq workers). On epoll the
-// call is a PoolJob: run() does the syscall on a pool thread, then the pool
+// call is a PoolJob (may_block_: a stop interrupts it even while it runs):
+// run() does the syscall on a pool thread, then the pool
 // calls answered(), whose HomeReply::send is the pool's last touch of the
 // request; the loop's next turn fulfils the reply op and on_op finishes.
 #include "runtime/detail/file_request.hpp"
@@ -32,6 +33,11 @@ void FileRequest::start(EventLoop& loop, Done done, void* owner) noexcept {
   }
   reply_.arm(loop, &FileRequest::on_op, this);
   if (pool_ == nullptr) pool_ = &default_blocking_pool();
+  // Any file call but close may wait without bound (a FIFO, a terminal, a
+  // hung NFS server): the pool lets a stop interrupt it and does not let it
+  // hold one of its threads. A close is never interrupted (EINTR from close
+  // leaves the fd's state unknown).
+  PoolJob::may_block_ = op_.kind_ != OpKind::close;
   bool queued = false;
   try {
     queued = pool_->submit(*this, true);
@@ -47,9 +53,14 @@ void FileRequest::on_op(IoOp* op, int res) noexcept {
   self->on_done_(self, res);
 }
 
+// An EINTR is the pool's interrupt when a stop came (the call ends
+// -ECANCELED, as io_uring's does), else some other signal's: call again —
+// except close, whose fd is gone even then (a retry could close a reused one).
 void FileRequest::run(PoolJob* job) noexcept {
   auto* self = static_cast<FileRequest*>(job);
-  self->pool_res_ = file_syscall(self->op_);
+  int res = file_syscall(self->op_);
+  while (res == -EINTR && self->may_block_ && !self->stop_requested()) res = file_syscall(self->op_);
+  self->pool_res_ = res == -EINTR ? -ECANCELED : res;
 }
 
 // Pool thread after run() (res 0), or the cancelling thread (res -ECANCELED),

@@ -16,7 +16,13 @@
 //   queue makes the call wait for room; a pool shut down gives -EAGAIN.
 // - cancel(), loop thread: io_uring cancels the op in the kernel (a regular
 //   file's read that already runs may finish anyway); the pool removes a job
-//   not yet started. Either way done runs with -ECANCELED or the real result.
+//   not yet started, and interrupts one that runs (the job is may_block_, see
+//   runtime/blocking_pool.hpp: a read of a FIFO with no writer, an open of
+//   one, a terminal's read fail with EINTR, reported -ECANCELED; a regular
+//   file's syscall is not interruptible and finishes). Either way done runs
+//   with -ECANCELED or the real result. Such calls do not hold the pool's
+//   threads either: the pool grows past them, so one stuck call never stalls
+//   the process's other file calls.
 // - abandon(), loop thread, for an owner going away with the call in flight:
 //   returns only once nothing will touch the request or its buffer again, and
 //   returns the final result; done is NOT called.
