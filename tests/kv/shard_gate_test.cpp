@@ -1,10 +1,17 @@
 // ShardGate: the reader-writer lock of one shard's keyspace (kv/shard/shard_gate.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kv/shard/shard_gate.hpp"
+#include "kv_test_util.hpp"
+#include "shard_fixture.hpp"
 
 using duet::kv::GateWaiter;
 using duet::kv::ShardGate;
@@ -113,4 +120,126 @@ TEST_CASE("a cancelled waiter is never resumed", "[kv][shard][gate]") {
   gate.cancel(gone);
   gate.release(holder);
   CHECK(log == std::vector<std::string>{"next"});
+}
+
+// Each turn a new reader comes and the oldest one inside leaves: the gate is
+// never without a reader, yet the writer that queued behind the first two
+// takes it as soon as those two are gone, and the readers after it wait.
+TEST_CASE("a writer queued behind a stream of readers takes the gate once the readers before it leave",
+          "[kv][shard][gate]") {
+  ShardGate gate;
+  std::vector<std::string> log;
+  std::deque<Noted> readers;  // a deque: waiters never move
+  std::size_t inside = 0;     // readers[inside..] have not left
+  readers.emplace_back("r0", Mode::share, log);
+  readers.emplace_back("r1", Mode::share, log);
+  REQUIRE(gate.acquire(readers[0]));
+  REQUIRE(gate.acquire(readers[1]));
+  Noted writer("w", Mode::take, log), get("get", Mode::pass_read, log);
+  CHECK_FALSE(gate.acquire(writer));
+  int turns = 0;
+  for (; turns < 50 && gate.holder() != &writer; ++turns) {
+    readers.emplace_back("r" + std::to_string(readers.size()), Mode::share, log);
+    CHECK_FALSE(gate.acquire(readers.back()));  // behind the writer, though the gate is shared
+    CHECK(gate.wait(get));                      // a single-shard read holds nothing: it passes
+    gate.release(readers[inside++]);
+  }
+  CHECK(turns == 2);
+  REQUIRE(gate.holder() == &writer);
+  CHECK(log == std::vector<std::string>{"w"});
+  gate.release(writer);
+  CHECK(log == std::vector<std::string>{"w", "r2", "r3"});
+  CHECK(gate.sharers() == 2);
+}
+
+namespace {
+
+// A client that sends its command again as soon as its reply is in.
+struct Looping {
+  kvtest::ShardClient client;
+  std::string command;
+  std::size_t replies = 0;
+  Looping(kvtest::FakeShards& fake, std::size_t shard, std::string bytes)
+      : client(fake, shard), command(std::move(bytes)) {
+    client.send(command);
+  }
+  bool poll() {
+    bool moved = client.drain();
+    if (client.received.empty()) return moved;
+    if (client.received.front() == '-') FAIL_CHECK(client.received);
+    client.take();
+    ++replies;
+    client.send(command);
+    return true;
+  }
+};
+
+}  // namespace
+
+// The gates as jobs and connections meet them: readers over every shard
+// (MGET, EXISTS) that never stop, single-shard reads and writes beside them,
+// and writers over every shard (MSET, RENAME) that ask once each. Every
+// writer should be answered within a number of message steps set by how many
+// are in flight, whatever order the shards run their messages in.
+//
+// KNOWN DEFECT (issue 23, C), hence [!shouldfail]: it is not. Before a write
+// job starts (and before a single-shard write runs), ShardDispatch waits on
+// its own shard's gate as a passer (pass_write) until nobody holds it. The
+// gate itself is fair (the test above), but a passer holds nothing: its
+// resume_ only wakes the session, and the same drain then admits the readers'
+// jobs queued behind it, so when the session runs the gate is shared again
+// and the passer re-queues at the tail, again and again. Writers 3 and 6
+// (on shard 0) are never answered while readers keep 5-11 sharers on it; the
+// looping SET gets ~30 replies to the MGETs' ~260. RemoteBatch does not
+// starve: it runs its commands inside resume_. Drop the tag once fixed.
+TEST_CASE("writers over several shards are answered while readers over the same shards never stop",
+          "[kv][shard][gate][!shouldfail]") {
+  const std::uint64_t seed = GENERATE(1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u);
+  kvtest::FakeShards fake(3, seed);
+  const std::string k0 = fake.key_on(0), k1 = fake.key_on(1), k2 = fake.key_on(2);
+  std::vector<std::unique_ptr<Looping>> readers;
+  for (std::size_t i = 0; i < 6; ++i) {
+    const std::size_t shard = i % 3;
+    readers.push_back(std::make_unique<Looping>(fake, shard, kvtest::resp({"MGET", k0, k1, k2})));
+    readers.push_back(std::make_unique<Looping>(fake, shard, kvtest::resp({"EXISTS", k2, k1, k0})));
+    readers.push_back(std::make_unique<Looping>(fake, shard, kvtest::resp({"GET", fake.key_on(shard)})));
+  }
+  readers.push_back(std::make_unique<Looping>(fake, 1, kvtest::resp({"SET", k1, "s"})));
+  auto source = [&](std::size_t i) { return fake.key_on(i % 3, "x" + std::to_string(i)); };
+  kvtest::ShardClient setup(fake, 0);
+  for (std::size_t i = 1; i < 8; i += 2) setup.send(kvtest::resp({"SET", source(i), "v"}));
+  kvtest::settle(fake, {&setup});
+  std::vector<std::unique_ptr<kvtest::ShardClient>> writers;
+  for (std::size_t i = 0; i < 8; ++i) {
+    auto& w = *writers.emplace_back(std::make_unique<kvtest::ShardClient>(fake, i % 3));
+    w.send(i % 2 == 0 ? kvtest::resp({"MSET", k0, "a", k1, "b", k2, "c"})
+                      : kvtest::resp({"RENAME", source(i), fake.key_on((i + 1) % 3, "y" + std::to_string(i))}));
+  }
+  auto answered = [&] {
+    std::size_t n = 0;
+    for (auto& w : writers) {
+      w->drain();
+      n += w->received.empty() ? 0 : 1;
+    }
+    return n;
+  };
+  std::size_t steps = 0;
+  for (; steps < 20'000 && answered() < writers.size(); ++steps) {
+    bool moved = fake.step();
+    for (auto& r : readers) moved = r->poll() || moved;
+    REQUIRE(moved);  // never stuck: someone always has a message or a reply
+  }
+  INFO(steps << " steps");
+  CHECK(answered() == writers.size());
+  for (std::size_t i = 0; i < writers.size(); ++i) {
+    CHECK(writers[i]->received == "+OK\r\n");
+  }
+  std::size_t least = SIZE_MAX;
+  for (auto& r : readers) least = std::min(least, r->replies);
+  CHECK(least > 0);  // and the readers went on meanwhile
+  // Drain: the readers stop asking, every job in flight ends.
+  for (auto& r : readers) r->command.clear();
+  for (int i = 0; i < 100'000 && fake.step(); ++i) {
+    for (auto& r : readers) r->poll();
+  }
 }
