@@ -122,6 +122,24 @@ TEST_CASE("a cancelled waiter is never resumed", "[kv][shard][gate]") {
   CHECK(log == std::vector<std::string>{"next"});
 }
 
+// A passer is a batch of single-shard commands; one connection's batches to
+// a shard must run in the order it sent them (a GET after its SET must see
+// it), so a read that the gate would let pass waits behind a queued write.
+TEST_CASE("a passer that comes after a queued passer waits behind it, though its mode would let it pass",
+          "[kv][shard][gate]") {
+  ShardGate gate;
+  std::vector<std::string> log;
+  Noted reader("reader", Mode::share, log), set("set", Mode::pass_write, log), get("get", Mode::pass_read, log);
+  REQUIRE(gate.acquire(reader));
+  CHECK_FALSE(gate.wait(set));
+  CHECK_FALSE(gate.passes(Mode::pass_read));
+  CHECK_FALSE(gate.wait(get));  // the gate is only shared, but the write came first
+  gate.release(reader);
+  CHECK(log == std::vector<std::string>{"set", "get"});
+  CHECK(gate.passes(Mode::pass_read));
+  CHECK(gate.passes(Mode::pass_write));
+}
+
 // Each turn a new reader comes and the oldest one inside leaves: the gate is
 // never without a reader, yet the writer that queued behind the first two
 // takes it as soon as those two are gone, and the readers after it wait.
@@ -154,6 +172,61 @@ TEST_CASE("a writer queued behind a stream of readers takes the gate once the re
 
 namespace {
 
+// Stands in for a job over several shards that holds one shard's gate.
+struct HeldGate : GateWaiter {
+  ShardGate& gate;
+  HeldGate(ShardGate& g, Mode mode) : gate(g) {
+    mode_ = mode;
+    resume_ = [](GateWaiter*) noexcept {};
+    REQUIRE(gate.acquire(*this));
+  }
+  void release() { gate.release(*this); }
+};
+
+}  // namespace
+
+// Each run of commands sends its own batch: the GET's batch must not pass the
+// SET's, which waits at the gate, whether the key's shard is another one or
+// the connection's own (where the gate sends the SET as a batch too).
+TEST_CASE("a read sent after a write on one shard sees it while the write waits at that shard's gate",
+          "[kv][shard][gate]") {
+  const std::size_t home = GENERATE(0u, 1u);
+  kvtest::FakeShards fake(2);
+  const std::string k = fake.key_on(1);
+  HeldGate job(fake.cluster.shard(1).gate(), Mode::share);  // a job that only reads
+  kvtest::ShardClient client(fake, home);
+  client.send(kvtest::resp({"SET", k, "v"}));
+  kvtest::settle(fake, {&client});
+  client.send(kvtest::resp({"GET", k}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.received.empty());
+  job.release();
+  kvtest::settle(fake, {&client});
+  CHECK(client.received == "+OK\r\n$1\r\nv\r\n");
+}
+
+// PING, SELECT, CLIENT SETNAME ... read no key, so a job's hold on the
+// keyspace does not concern them; a command on a key still waits for it.
+TEST_CASE("a command that touches no key is answered at once while a job holds its shard's gate alone",
+          "[kv][shard][gate]") {
+  kvtest::FakeShards fake(2);
+  HeldGate job(fake.cluster.shard(0).gate(), Mode::take);
+  kvtest::ShardClient client(fake, 0);
+  client.send(kvtest::resp({"PING"}));
+  client.send(kvtest::resp({"SELECT", "1"}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.take() == "+PONG\r\n+OK\r\n");
+  client.send(kvtest::resp({"SET", fake.key_on(0), "v"}));
+  client.send(kvtest::resp({"ECHO", "after"}));
+  kvtest::settle(fake, {&client});
+  CHECK(client.received.empty());  // the SET waits for the gate, the ECHO for the SET
+  job.release();
+  kvtest::settle(fake, {&client});
+  CHECK(client.received == "+OK\r\n$5\r\nafter\r\n");
+}
+
+namespace {
+
 // A client that sends its command again as soon as its reply is in.
 struct Looping {
   kvtest::ShardClient client;
@@ -182,18 +255,14 @@ struct Looping {
 // writer should be answered within a number of message steps set by how many
 // are in flight, whatever order the shards run their messages in.
 //
-// KNOWN DEFECT (issue 23, C), hence [!shouldfail]: it is not. Before a write
-// job starts (and before a single-shard write runs), ShardDispatch waits on
-// its own shard's gate as a passer (pass_write) until nobody holds it. The
-// gate itself is fair (the test above), but a passer holds nothing: its
-// resume_ only wakes the session, and the same drain then admits the readers'
-// jobs queued behind it, so when the session runs the gate is shared again
-// and the passer re-queues at the tail, again and again. Writers 3 and 6
-// (on shard 0) are never answered while readers keep 5-11 sharers on it; the
-// looping SET gets ~30 replies to the MGETs' ~260. RemoteBatch does not
-// starve: it runs its commands inside resume_. Drop the tag once fixed.
+// Issue 23 (the one hang seen once): before a write job started, the
+// connection used to wait on its own shard's gate as a passer that only woke
+// the session; the same drain let in the readers' jobs queued behind it, so
+// when the session ran the gate was shared again, for ever (writers 3 and 6,
+// on shard 0, never answered). Now jobs take their gates themselves and a
+// command the gate holds up here runs as a batch inside its turn.
 TEST_CASE("writers over several shards are answered while readers over the same shards never stop",
-          "[kv][shard][gate][!shouldfail]") {
+          "[kv][shard][gate]") {
   const std::uint64_t seed = GENERATE(1u, 2u, 3u, 4u, 5u, 6u, 7u, 8u);
   kvtest::FakeShards fake(3, seed);
   const std::string k0 = fake.key_on(0), k1 = fake.key_on(1), k2 = fake.key_on(2);
