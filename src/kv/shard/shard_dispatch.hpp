@@ -9,7 +9,8 @@
 //   the session's checks: true means the command went to another shard (or
 //   became a job over several), false that the session runs it here; sink(out)
 //   is where a reply made here goes.
-// - Order: a connection's commands on keys of its own shard run at once;
+// - Order: a connection's commands on keys of its own shard run at once
+//   (unless the gate holds them up, below);
 //   commands on keys of another shard go there in one batch per shard and
 //   run in order there; replies leave in request order. Any other command (a
 //   job over several shards, SELECT, CLIENT, PING ...) waits until everything

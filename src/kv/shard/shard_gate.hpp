@@ -19,15 +19,15 @@
 //   holds the gate when it takes or shares). A taker or sharer queues behind
 //   anyone queued before it, so a stream of readers cannot starve a writer; a
 //   passer holds nothing and goes as soon as its mode allows, but never past
-//   a queued passer (a passer is a connection's batch: its batches to a shard
-//   run in the order sent, passes(mode) says whether one would go now).
+//   a queued passer (a passer is a connection's batch, and its batches to a
+//   shard run in the order sent); passes(mode): whether one would go now.
+//   release(w) gives up what w holds and resumes waiters from the queue's head
+//   for as long as each may go on. It does not nest: a release from inside a
+//   resume_ is finished by the outer one.
 // - A queued passer does its work inside its resume_ (RemoteBatch runs its
 //   commands there): the same drain goes on to the waiters behind it, so a
 //   passer that only noted its turn and came back later would find the gate
 //   taken again, and could wait for ever behind a stream of readers' jobs.
-//   release(w) gives up what w holds and resumes waiters from the queue's head
-//   for as long as each may go on. It does not nest: a release from inside a
-//   resume_ is finished by the outer one.
 // - cancel(w) unlinks a queued waiter (its owner goes away first).
 // - Intrusive, no allocation. One thread: the shard's.
 //
