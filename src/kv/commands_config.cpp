@@ -8,11 +8,14 @@
 // at once: the drivers read hz for every cron sleep, the cron closes idle
 // clients, and the Session checks maxmemory before each command that may grow
 // memory.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
@@ -192,18 +195,31 @@ const Param* find_param(std::string_view name) {
   return nullptr;
 }
 
+// configGetCommand: an argument with no glob character ([*?) is a name,
+// looked up in any case and answered in the spelling it was given; a pattern
+// answers the names it matches as Redis spells them. A parameter asked for
+// more than once (twice, in another case, by a pattern too) is listed once,
+// under its first spelling. Redis lists its matches in a dict's order, which
+// its random hash seed changes at every start; duet keeps the order asked.
 void config_get(CommandContext& ctx) {
-  std::vector<const Param*> found;
+  std::vector<std::pair<std::string_view, const Param*>> found;
+  auto add = [&found](std::string_view spelling, const Param* p) {
+    auto same = [p](const auto& f) { return f.second == p; };
+    if (std::find_if(found.begin(), found.end(), same) == found.end()) found.emplace_back(spelling, p);
+  };
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) {
+    const std::string_view arg = ctx.argv[j];
+    if (arg.find_first_of("[*?") == std::string_view::npos) {
+      if (const Param* p = find_param(arg)) add(arg, p);
+      continue;
+    }
     for (const Param& p : params) {
-      if (glob_match(ctx.argv[j], p.name, true) && std::find(found.begin(), found.end(), &p) == found.end()) {
-        found.push_back(&p);
-      }
+      if (glob_match(arg, p.name, true)) add(p.name, &p);
     }
   }
   ctx.reply.array(found.size() * 2);
-  for (const Param* p : found) {
-    ctx.reply.bulk(p->name);
+  for (const auto& [spelling, p] : found) {
+    ctx.reply.bulk(spelling);
     ctx.reply.bulk(p->get(ctx.server.config()));
   }
 }

@@ -1,4 +1,5 @@
 // Connection commands: PING ECHO QUIT RESET HELLO AUTH SELECT CLIENT.
+#include <cstdint>
 #include <string>
 
 #include "kv/command_table.hpp"
@@ -124,9 +125,21 @@ void hello(CommandContext& ctx) {
   hello_reply(ctx);
 }
 
+// getIntFromObjectOrReply: a long long first (its own error), then an int,
+// with the bounds in the message; only then does the caller judge the value.
+bool int32_arg(CommandContext& ctx, std::string_view text, std::int64_t& value) {
+  if (!detail::int_arg(ctx, text, value)) return false;
+  if (value >= INT32_MIN && value <= INT32_MAX) return true;
+  ctx.reply.error("ERR value is out of range, value must between " + std::to_string(INT32_MIN) + " and " +
+                  std::to_string(INT32_MAX));
+  return false;
+}
+
+// selectCommand reads the index as an int, so 4294967296 is "out of range"
+// as an int before it is a database that does not exist.
 void select(CommandContext& ctx) {
   std::int64_t index = 0;
-  if (!detail::int_arg(ctx, ctx.argv[1], index)) return;
+  if (!int32_arg(ctx, ctx.argv[1], index)) return;
   if (index < 0 || index >= Store::db_count) return ctx.reply.error("ERR DB index is out of range");
   ctx.client.db = static_cast<int>(index);
   ctx.reply.ok();

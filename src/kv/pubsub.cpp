@@ -175,4 +175,11 @@ std::vector<std::string_view> PubSub::active_channels(std::string_view pattern, 
   return out;
 }
 
+std::vector<std::string_view> PubSub::active_patterns() const {
+  std::vector<std::string_view> out;
+  out.reserve(patterns_.size());
+  for (const auto& entry : patterns_) out.push_back(entry.first);
+  return out;
+}
+
 }  // namespace duet::kv

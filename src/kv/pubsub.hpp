@@ -145,6 +145,8 @@ class PubSub {
   // `all`), unsorted.
   [[nodiscard]] std::vector<std::string_view> active_channels(std::string_view pattern, bool all,
                                                               bool shard = false) const;
+  // Every pattern subscribed to, unsorted.
+  [[nodiscard]] std::vector<std::string_view> active_patterns() const;
 
  private:
   friend class Subscriber;

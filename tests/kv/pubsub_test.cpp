@@ -12,6 +12,7 @@
 #include "kv/server_state.hpp"
 #include "kv/session.hpp"
 #include "kv_test_util.hpp"
+#include "shard_fixture.hpp"
 
 using duet::kv::ServerState;
 using duet::kv::Session;
@@ -357,4 +358,42 @@ TEST_CASE("shard channels are a namespace of their own, counted on their own", "
   CHECK(run(sub, {"SSUBSCRIBE", "q"}) == confirm("ssubscribe", "q", 1));
   CHECK(run(sub, {"RESET"}) == "+RESET\r\n");
   CHECK(f.cmd({"PUBSUB", "SHARDCHANNELS"}) == "*0\r\n");
+}
+
+namespace {
+
+std::string ask(kvtest::FakeShards& fake, kvtest::ShardClient& client, const std::vector<std::string>& argv) {
+  client.send(kvtest::resp(argv));
+  kvtest::settle(fake, {&client});
+  return client.take();
+}
+
+}  // namespace
+
+// Redis counts names, not subscriptions: a channel or pattern subscribed from
+// connections on two shards is one channel or pattern (pubsub.c's dicts),
+// while NUMSUB and PUBLISH count subscribers, which live on one shard each.
+TEST_CASE("over shards, a channel or pattern subscribed on several shards counts once", "[kv][pubsub][shard]") {
+  const std::size_t shards = GENERATE(2u, 3u);
+  kvtest::FakeShards fake(shards);
+  std::vector<std::unique_ptr<kvtest::ShardClient>> subs;
+  for (std::size_t s = 0; s < shards; ++s) {
+    auto& c = *subs.emplace_back(std::make_unique<kvtest::ShardClient>(fake, s));
+    ask(fake, c, {"PSUBSCRIBE", "news.*"});
+    ask(fake, c, {"SUBSCRIBE", "chan"});
+    ask(fake, c, {"SSUBSCRIBE", "sc"});
+  }
+  ask(fake, *subs.back(), {"PSUBSCRIBE", "o*"});
+  ask(fake, *subs.back(), {"SUBSCRIBE", "other"});
+  kvtest::ShardClient p(fake, shards - 1);
+  CHECK(ask(fake, p, {"PUBSUB", "NUMPAT"}) == ":2\r\n");
+  CHECK(ask(fake, p, {"PUBSUB", "NUMSUB", "chan", "other"}) ==
+        "*4\r\n" + bulk("chan") + ":" + std::to_string(shards) + "\r\n" + bulk("other") + ":1\r\n");
+  const std::string channels = ask(fake, p, {"PUBSUB", "CHANNELS"});
+  CHECK((channels == "*2\r\n" + bulk("chan") + bulk("other") || channels == "*2\r\n" + bulk("other") + bulk("chan")));
+  CHECK(ask(fake, p, {"PUBSUB", "SHARDCHANNELS"}) == "*1\r\n" + bulk("sc"));
+  const std::string info = ask(fake, p, {"INFO", "stats"});
+  CHECK(info.find("pubsub_channels:2\r\npubsub_patterns:2\r\npubsubshard_channels:1\r\n") != std::string::npos);
+  CHECK(ask(fake, p, {"PUBLISH", "news.x", "m"}) == ":" + std::to_string(shards) + "\r\n");
+  CHECK(ask(fake, p, {"PUBLISH", "other", "m"}) == ":2\r\n");  // channel and pattern: one client, twice
 }

@@ -232,3 +232,38 @@ TEST_CASE("a client whose replies took longer than timeout to send is not idle",
   CHECK(closed_fds.empty());
   CHECK_FALSE(reader.closing());
 }
+
+// configGetCommand (Redis 7.0): a name with no glob character is looked up as
+// typed and answered in that spelling; a pattern answers Redis's spellings; a
+// parameter asked for twice, in any case or by a pattern too, is listed once,
+// under its first spelling. (Redis lists them in its dict's order, which a
+// random hash seed changes at every start; duet lists them as first asked.)
+TEST_CASE("CONFIG GET answers a plain name as typed, a pattern's matches as Redis spells them, each once",
+          "[kv][session]") {
+  Fixture f;
+  CHECK(f.cmd({"CONFIG", "GET", "MAXMEMORY", "hz"}) == "*4\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n$2\r\nhz\r\n$2\r\n10\r\n");
+  CHECK(f.cmd({"CONFIG", "GET", "hz", "hz", "HZ"}) == config_pair("hz", "10"));
+  CHECK(f.cmd({"CONFIG", "GET", "Hz", "h?"}) == config_pair("Hz", "10"));
+  CHECK(f.cmd({"CONFIG", "GET", "H?", "HZ"}) == config_pair("hz", "10"));
+  CHECK(f.cmd({"CONFIG", "GET", "h\\z"}) == "*0\r\n");  // no glob character: a name, and no parameter is called that
+  CHECK(f.cmd({"CONFIG", "GET", "nosuch", "*nosuch*"}) == "*0\r\n");
+  const std::string max = f.cmd({"CONFIG", "GET", "MAXMEMORY", "*MAX*"});
+  CHECK(max.rfind("*8\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n", 0) == 0);  // then maxclients, proto-max-bulk-len, maxmemory-policy
+  CHECK(max.find("$9\r\nmaxmemory\r\n") == std::string::npos);
+  CHECK(max.find("$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n") != std::string::npos);
+}
+
+// selectCommand reads the index with getIntFromObjectOrReply: first a long
+// long, then an int, each with its own error, and only then the DB range.
+TEST_CASE("SELECT refuses an index beyond an int as Redis does, before the database range", "[kv][session]") {
+  Fixture f;
+  const std::string int_range = "-ERR value is out of range, value must between -2147483648 and 2147483647\r\n";
+  CHECK(f.cmd({"SELECT", "4294967296"}) == int_range);
+  CHECK(f.cmd({"SELECT", "2147483648"}) == int_range);
+  CHECK(f.cmd({"SELECT", "-2147483649"}) == int_range);
+  CHECK(f.cmd({"SELECT", "2147483647"}) == "-ERR DB index is out of range\r\n");
+  CHECK(f.cmd({"SELECT", "-1"}) == "-ERR DB index is out of range\r\n");
+  CHECK(f.cmd({"SELECT", "9223372036854775808"}) == "-ERR value is not an integer or out of range\r\n");
+  CHECK(f.cmd({"SELECT", "+1"}) == "-ERR value is not an integer or out of range\r\n");
+  CHECK(f.cmd({"SELECT", "15"}) == "+OK\r\n");
+}

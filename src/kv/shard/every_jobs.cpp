@@ -7,7 +7,6 @@
 #include <charconv>
 
 #include "kv/reply.hpp"
-#include "kv/shard/info_merge.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/reply_reader.hpp"
 
@@ -26,6 +25,19 @@ Items items_of(std::string_view reply) {
 EveryJob::EveryJob(KvShard& origin, int db, Merge merge, std::size_t shards, std::span<const std::string_view> argv)
     : ShardJob(origin, db), merge_(merge), origin_shard_(origin.index()) {
   for (std::size_t s = 0; s < shards; ++s) part(s).argv.assign(argv);
+  if (merge == Merge::patterns || merge == Merge::info) names_.resize(shards);
+}
+
+// A shard's counts of channels and patterns cannot be added: the same name
+// on two shards is one name. The names themselves are copied here, on the
+// shard's thread, and counted in finish.
+void EveryJob::run_part(KvShard& shard, Part& part) {
+  run_argv(shard, part.argv, part.reply);
+  if (merge_ == Merge::patterns) {
+    names_[shard.index()] = PubSubNames::of(shard.state().pubsub(), true);
+  } else if (merge_ == Merge::info && part.reply.find("\r\npubsub_channels:") != std::string::npos) {
+    names_[shard.index()] = PubSubNames::of(shard.state().pubsub());  // only when INFO shows the counts
+  }
 }
 
 void EveryJob::finish(std::string& reply) {
@@ -50,6 +62,8 @@ void EveryJob::finish(std::string& reply) {
       for (const auto& p : parts()) total += detail::read_integer(p->reply).value_or(0);
       return out.integer(total);
     }
+    case Merge::patterns:
+      return out.integer(static_cast<std::int64_t>(distinct_counts(names_).patterns));
     case Merge::all_ok:
     case Merge::origin:
       return out.ok();
@@ -91,7 +105,7 @@ void EveryJob::finish(std::string& reply) {
         if (p->shard == origin_shard_) origin = texts.size();
         texts.push_back(bulk && *bulk ? **bulk : std::string_view());
       }
-      return out.bulk(merge_info(texts, origin));
+      return out.bulk(merge_info(texts, origin, distinct_counts(names_)));
     }
     case Merge::killed: {
       std::int64_t total = 0;

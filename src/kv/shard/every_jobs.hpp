@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/shard/info_merge.hpp"
 #include "kv/shard/shard_job.hpp"
 
 namespace duet::kv {
@@ -16,7 +17,8 @@ namespace duet::kv {
 class EveryJob final : public ShardJob {
  public:
   enum class Merge : unsigned char {
-    sum,          // DBSIZE, PUBLISH, PUBSUB NUMPAT: integers added
+    sum,          // DBSIZE, PUBLISH: integers added
+    patterns,     // PUBSUB NUMPAT: the patterns of every shard, each counted once
     concat,       // KEYS: arrays joined
     all_ok,       // FLUSHDB, FLUSHALL: the first error, else OK
     origin,       // CONFIG SET/RESETSTAT: every shard applies it, the origin's reply
@@ -24,15 +26,18 @@ class EveryJob final : public ShardJob {
     killed,       // CLIENT KILL: counts added, or OK if any shard had the client (duet has no CLIENT KILL yet: its error)
     union_names,  // PUBSUB CHANNELS: arrays joined without repeats
     count_pairs,  // PUBSUB NUMSUB: [name, count, ...] with counts added
-    info,         // INFO: counters summed (kv/shard/info_merge.hpp)
+    info,         // INFO: counters summed, pub/sub names counted once (kv/shard/info_merge.hpp)
   };
   EveryJob(KvShard& origin, int db, Merge merge, std::size_t shards, std::span<const std::string_view> argv);
 
  private:
-  void run_part(KvShard& shard, Part& part) override { run_argv(shard, part.argv, part.reply); }
+  void run_part(KvShard& shard, Part& part) override;
   void finish(std::string& reply) override;
   Merge merge_;
   std::size_t origin_shard_;
+  // By shard, for Merge::patterns and info: each written on its shard's
+  // thread by run_part, read by finish once every part has run.
+  std::vector<PubSubNames> names_;
 };
 
 class RandomKeyJob final : public ShardJob {

@@ -1,11 +1,15 @@
 #include "kv/shard/info_merge.hpp"
 
+#include <absl/container/flat_hash_set.h>
+
 #include <charconv>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "kv/detail/numbers.hpp"
+#include "kv/pubsub.hpp"
 
 namespace duet::kv {
 namespace {
@@ -13,8 +17,25 @@ namespace {
 constexpr std::string_view summed[] = {
     "connected_clients", "total_connections_received", "total_commands_processed", "total_net_input_bytes",
     "total_net_output_bytes", "rejected_connections", "expired_keys", "keyspace_hits", "keyspace_misses",
-    "used_memory", "pubsub_channels", "pubsub_patterns", "pubsubshard_channels",
+    "used_memory",
 };
+
+// The counts of names, which shards share: never summed.
+std::optional<std::uint64_t> distinct_line(std::string_view key, const PubSubCounts& pubsub) {
+  if (key == "pubsub_channels") return pubsub.channels;
+  if (key == "pubsub_patterns") return pubsub.patterns;
+  if (key == "pubsubshard_channels") return pubsub.shard_channels;
+  return std::nullopt;
+}
+
+std::vector<std::string> copied(const std::vector<std::string_view>& names) { return {names.begin(), names.end()}; }
+
+template <typename Member>
+std::uint64_t distinct(std::span<const PubSubNames> shards, Member member) {
+  absl::flat_hash_set<std::string_view> seen;
+  for (const PubSubNames& names : shards) seen.insert((names.*member).begin(), (names.*member).end());
+  return seen.size();
+}
 
 bool is_summed(std::string_view key) {
   for (std::string_view s : summed) {
@@ -57,7 +78,21 @@ void add_db_line(std::string_view line, std::map<int, DbCounts>& counts) {
 
 }  // namespace
 
-std::string merge_info(std::span<const std::string_view> texts, std::size_t origin) {
+PubSubNames PubSubNames::of(const PubSub& registry, bool patterns_only) {
+  PubSubNames names;
+  names.patterns = copied(registry.active_patterns());
+  if (patterns_only) return names;
+  names.channels = copied(registry.active_channels("", true));
+  names.shard_channels = copied(registry.active_channels("", true, true));
+  return names;
+}
+
+PubSubCounts distinct_counts(std::span<const PubSubNames> shards) {
+  return {distinct(shards, &PubSubNames::channels), distinct(shards, &PubSubNames::patterns),
+          distinct(shards, &PubSubNames::shard_channels)};
+}
+
+std::string merge_info(std::span<const std::string_view> texts, std::size_t origin, const PubSubCounts& pubsub) {
   std::map<std::string_view, std::uint64_t> sums;
   std::map<int, DbCounts> dbs;
   for (std::string_view text : texts) {
@@ -86,7 +121,9 @@ std::string merge_info(std::span<const std::string_view> texts, std::size_t orig
     if (line.size() > 2 && line.substr(0, 2) == "db" && line.find(":keys=") != std::string_view::npos) continue;
     const std::size_t colon = line.find(':');
     const std::string_view key = colon == std::string_view::npos ? line : line.substr(0, colon);
-    if (colon != std::string_view::npos && is_summed(key)) {
+    if (auto n = colon == std::string_view::npos ? std::nullopt : distinct_line(key, pubsub)) {
+      out.append(key).append(":").append(std::to_string(*n)).append("\r\n");
+    } else if (colon != std::string_view::npos && is_summed(key)) {
       out.append(key).append(":").append(std::to_string(sums[key])).append("\r\n");
     } else if (key == "used_memory_human") {
       out.append(key).append(":").append(detail::human_bytes(sums["used_memory"])).append("\r\n");

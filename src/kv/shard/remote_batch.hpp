@@ -5,9 +5,12 @@
 // - Built on the connection's shard (add(), one per command, in order) and
 //   sent once (send()); on the owning shard it runs every command in order,
 //   in one go, as soon as that shard's gate lets them (ShardGate::wait: a
-//   batch of reads passes jobs that only read), then travels back and hands
-//   itself to its dispatch (ShardDispatch::on_batch), which copies reply(i)
-//   into the connection's output in request order.
+//   batch of reads passes jobs that only read, no batch passes one queued
+//   before it; a queued batch runs inside its turn, so it cannot starve),
+//   then travels back and hands itself to its dispatch
+//   (ShardDispatch::on_batch), which copies reply(i) into the connection's
+//   output in request order. The owning shard may be the connection's own,
+//   when its gate holds up a command there.
 // - With an append-only file, the batch leaves the owning shard only once its
 //   writes are safe there (the shard's AofDurability), so the connection's
 //   reply, sent when the batch is back, follows its log record as on one shard.

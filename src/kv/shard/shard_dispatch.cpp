@@ -10,6 +10,7 @@
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/remote_batch.hpp"
+#include "kv/shard/shard_gate.hpp"
 #include "kv/shard/shard_job.hpp"
 #include "kv/shard/shard_jobs.hpp"
 
@@ -20,16 +21,17 @@ bool one_key(const Command& cmd, std::size_t argc) noexcept {
   return cmd.route == ShardRoute::derived && cmd.first_key == 1 && cmd.last_key == 1 && argc >= 2;
 }
 
+// PING, SELECT, CLIENT SETNAME, SUBSCRIBE, SSUBSCRIBE (its "keys" are shard
+// channels) ...: a command of the connection itself, which no job's hold on
+// the keyspace concerns.
+bool touches_keys(const Command& cmd) noexcept { return cmd.route != ShardRoute::here && cmd.first_key != 0; }
+
 }  // namespace
 
 ShardDispatch::ShardDispatch(KvShard& shard, ClientInfo& client)
-    : shard_(shard), client_(client), open_(shard.count(), nullptr) {
-  gate_waiter_.owner = this;
-  gate_waiter_.resume_ = &gate_opened;
-}
+    : shard_(shard), client_(client), open_(shard.count(), nullptr) {}
 
 ShardDispatch::~ShardDispatch() {
-  shard_.gate().cancel(gate_waiter_);
   for (RemoteBatch* b : open_) {  // never sent
     if (b != nullptr) RemoteBatch::recycle(shard_, b);
   }
@@ -51,38 +53,33 @@ bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
   if (!jobs_.empty() && !reads) return stall();
   if (cmd != nullptr && one_key(*cmd, argv.size())) {
     target_ = key_shard(argv[1], shard_.count());
-    if (target_ != shard_.index()) {
-      plan_ = Plan::remote;
-      return remote_commands_ >= max_remote_in_flight ? stall() : false;
+    if (target_ == shard_.index() && runs_here(reads)) {
+      plan_ = Plan::here;
+      return false;
     }
-    plan_ = Plan::here;
-    return gate_lets(reads) ? false : wait_gate(reads);
+    plan_ = Plan::remote;  // another shard's key, or the gate holds this one up
+    return remote_commands_ >= max_remote_in_flight ? stall() : false;
   }
   // Everything else runs once all before it is done: jobs see this
   // connection's writes, and SELECT, AUTH, SUBSCRIBE ... apply in order. A
   // command that only reads need not wait for this connection's other jobs
   // that only read: a pipeline of MGETs runs its jobs side by side.
+  // A job takes its gates itself (takes()); what runs here is seen to there.
   plan_ = Plan::job;
-  if (reads ? pending_ != jobs_.size() || jobs_.size() >= max_jobs_in_flight : outstanding()) return stall();
-  return gate_lets(reads) ? false : wait_gate(reads);
+  return reads ? pending_ != jobs_.size() || jobs_.size() >= max_jobs_in_flight : outstanding();
 }
 
-bool ShardDispatch::gate_lets(bool reads) const noexcept {
-  return reads ? shard_.gate().open_for_reads() : shard_.gate().open();
-}
-
-bool ShardDispatch::wait_gate(bool reads) {
-  if (!gate_waiting_) {
-    gate_waiter_.mode_ = reads ? GateWaiter::Mode::pass_read : GateWaiter::Mode::pass_write;
-    if (!shard_.gate().wait(gate_waiter_)) gate_waiting_ = true;
-  }
-  return stall();
-}
-
-void ShardDispatch::gate_opened(GateWaiter* w) noexcept {
-  ShardDispatch& self = *static_cast<GateSlot*>(w)->owner;
-  self.gate_waiting_ = false;
-  self.wake();
+// A command on this shard's keys runs here at once when the gate would let a
+// batch of it pass and none of this connection's batches for this shard is
+// on its way (it must not pass them). Else it goes as a batch to this very
+// shard, whose gate runs it inside its turn (ShardGate: a passer that only
+// woke the session would find the gate shared again by the readers' jobs
+// queued behind it, and could starve behind a stream of them). The session
+// never waits on the gate itself, so a client that reads no replies holds up
+// no job, and nothing holds the gate while the session waits for another
+// shard's reply (which could wait for a job queued behind it).
+bool ShardDispatch::runs_here(bool reads) const noexcept {
+  return own_remote_ == 0 && shard_.gate().passes(reads ? GateWaiter::Mode::pass_read : GateWaiter::Mode::pass_write);
 }
 
 bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> argv) {
@@ -107,7 +104,7 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
     job.release()->start(this);
     return true;
   }
-  if (single == shard_.index()) return false;
+  if (single == shard_.index() && (!touches_keys(cmd) || runs_here(reads_only(cmd)))) return false;
   queue_remote(cmd, argv, single);
   return true;
 }
@@ -118,6 +115,7 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   const auto index = static_cast<std::uint32_t>(batch->size());
   batch->add(cmd, argv, client_.db);
   ++remote_commands_;
+  if (target == shard_.index()) ++own_remote_;
   if (!holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size()) {
     ++holes_.back().count;  // a run of commands for one shard: one hole
     return;
@@ -180,6 +178,7 @@ void ShardDispatch::on_batch(RemoteBatch& batch) {
   }
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &batch));
   remote_commands_ -= batch.size();
+  if (batch.target() == shard_.index()) own_remote_ -= batch.size();
   wake();
 }
 

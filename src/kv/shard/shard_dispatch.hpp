@@ -9,7 +9,8 @@
 //   the session's checks: true means the command went to another shard (or
 //   became a job over several), false that the session runs it here; sink(out)
 //   is where a reply made here goes.
-// - Order: a connection's commands on keys of its own shard run at once;
+// - Order: a connection's commands on keys of its own shard run at once
+//   (unless the gate holds them up, below);
 //   commands on keys of another shard go there in one batch per shard and
 //   run in order there; replies leave in request order. Any other command (a
 //   job over several shards, SELECT, CLIENT, PING ...) waits until everything
@@ -18,9 +19,13 @@
 //   ...) may start beside this connection's jobs that only read. Commands on
 //   different shards within one pipeline may apply in parallel (docs/KV.md,
 //   "Many shards").
-// - A command for this shard waits while a job holds the shard's gate (a
-//   read, only while one holds it alone: ShardGate).
-// - waiting(): nothing can move until a batch, a job or the gate reports;
+// - A command on this shard's keys runs here while the shard's gate lets it
+//   (a read: while no job holds the gate alone; a write: while none holds it
+//   at all: ShardGate); else it goes as a batch to this shard itself, which
+//   the gate runs in its turn, like another connection's, so it cannot
+//   starve behind jobs that only read. A job takes its gates itself, and a
+//   command that touches no key (PING, SELECT ...) needs no gate.
+// - waiting(): nothing can move until a batch or a job reports;
 //   the waker (set_waker) then runs — it must only note it (set an Event).
 //   busy(): replies or commands are still held here (the session reads no
 //   more input meanwhile). Session calls begin_run(out) before a run of
@@ -46,7 +51,6 @@
 #include <vector>
 
 #include "kv/client_registry.hpp"
-#include "kv/shard/shard_gate.hpp"
 
 namespace duet::kv {
 
@@ -72,13 +76,11 @@ class ShardDispatch {
   void begin_run(std::string& out);
   void end_run() noexcept;
 
-  [[nodiscard]] bool waiting() const noexcept {
-    return gate_waiting_ || (!holes_.empty() && !holes_.front().ready);
-  }
+  [[nodiscard]] bool waiting() const noexcept { return !holes_.empty() && !holes_.front().ready; }
   [[nodiscard]] bool outstanding() const noexcept {
     return pending_ != 0;
   }
-  [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || gate_waiting_ || stalled_; }
+  [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || stalled_; }
   // Reply bytes made here and waiting behind replies due from elsewhere:
   // they count against client-output-buffer-limit like the output.
   [[nodiscard]] std::size_t held_bytes() const noexcept { return held_.size() - held_from_; }
@@ -108,8 +110,7 @@ class ShardDispatch {
     stalled_ = true;
     return true;
   }
-  [[nodiscard]] bool gate_lets(bool reads) const noexcept;
-  [[nodiscard]] bool wait_gate(bool reads);
+  [[nodiscard]] bool runs_here(bool reads) const noexcept;
   void collect(std::string& out);
 
   // Replies in request order. Replies made here while others are due go to
@@ -155,7 +156,6 @@ class ShardDispatch {
   void wake() noexcept {
     if (waker_ != nullptr) waker_(waker_context_);
   }
-  static void gate_opened(GateWaiter* w) noexcept;
 
   KvShard& shard_;
   ClientInfo& client_;
@@ -169,12 +169,9 @@ class ShardDispatch {
   Plan plan_ = Plan::here;              // must_stall's verdict on the command it passed
   const Command* command_ = nullptr;    // and the command it found
   std::size_t target_ = 0;
-  struct GateSlot : GateWaiter {
-    ShardDispatch* owner = nullptr;
-  } gate_waiter_;
   std::size_t pending_ = 0;             // holes not filled yet
   std::size_t remote_commands_ = 0;     // commands in open or in-flight batches
-  bool gate_waiting_ = false;
+  std::size_t own_remote_ = 0;          // those of them for this shard
   bool stalled_ = false;
   Waker waker_ = nullptr;
   void* waker_context_ = nullptr;

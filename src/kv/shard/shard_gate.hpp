@@ -18,15 +18,21 @@
 //   now; false queues w, and its resume_ runs once its turn comes (w then
 //   holds the gate when it takes or shares). A taker or sharer queues behind
 //   anyone queued before it, so a stream of readers cannot starve a writer; a
-//   passer holds nothing and goes as soon as its mode allows.
+//   passer holds nothing and goes as soon as its mode allows, but never past
+//   a queued passer (a passer is a connection's batch, and its batches to a
+//   shard run in the order sent); passes(mode): whether one would go now.
 //   release(w) gives up what w holds and resumes waiters from the queue's head
 //   for as long as each may go on. It does not nest: a release from inside a
 //   resume_ is finished by the outer one.
+// - A queued passer does its work inside its resume_ (RemoteBatch runs its
+//   commands there): the same drain goes on to the waiters behind it, so a
+//   passer that only noted its turn and came back later would find the gate
+//   taken again, and could wait for ever behind a stream of readers' jobs.
 // - cancel(w) unlinks a queued waiter (its owner goes away first).
 // - Intrusive, no allocation. One thread: the shard's.
 //
 //   waiter.mode_ = GateWaiter::Mode::pass_write;
-//   if (!gate.wait(waiter)) return;  // queued: waiter.resume_ runs later
+//   if (!gate.wait(waiter)) return;  // queued: waiter.resume_ runs the commands later
 //   run_commands();
 #pragma once
 
@@ -58,6 +64,8 @@ class ShardGate {
   [[nodiscard]] bool open_for_reads() const noexcept { return holder_ == nullptr; }
   [[nodiscard]] const GateWaiter* holder() const noexcept { return holder_; }
   [[nodiscard]] std::size_t sharers() const noexcept { return sharers_; }
+  // A passer in `mode` would go on now (wait(w) would say true).
+  [[nodiscard]] bool passes(Mode mode) const noexcept { return queued_passers_ == 0 && admits(mode); }
 
   // w.mode_ is take or share. True: w holds the gate now; false: queued.
   bool acquire(GateWaiter& w) noexcept {
@@ -70,7 +78,7 @@ class ShardGate {
   }
   // w.mode_ is pass_read or pass_write. True: go on now; false: queued.
   bool wait(GateWaiter& w) noexcept {
-    if (admits(w)) return true;
+    if (passes(w.mode_)) return true;
     push(w);
     return false;
   }
@@ -96,8 +104,10 @@ class ShardGate {
   }
 
  private:
-  [[nodiscard]] bool admits(const GateWaiter& w) const noexcept {
-    switch (w.mode_) {
+  [[nodiscard]] static bool passer(Mode mode) noexcept { return mode == Mode::pass_read || mode == Mode::pass_write; }
+  [[nodiscard]] bool admits(const GateWaiter& w) const noexcept { return admits(w.mode_); }
+  [[nodiscard]] bool admits(Mode mode) const noexcept {
+    switch (mode) {
       case Mode::pass_read:
       case Mode::share:
         return holder_ == nullptr;
@@ -113,6 +123,7 @@ class ShardGate {
   }
   void push(GateWaiter& w) noexcept {
     w.queued_ = true;
+    if (passer(w.mode_)) ++queued_passers_;
     w.prev_ = tail_;
     w.next_ = nullptr;
     (tail_ != nullptr ? tail_->next_ : head_) = &w;
@@ -123,10 +134,12 @@ class ShardGate {
     (w.next_ != nullptr ? w.next_->prev_ : tail_) = w.prev_;
     w.prev_ = w.next_ = nullptr;
     w.queued_ = false;
+    if (passer(w.mode_)) --queued_passers_;
   }
 
   GateWaiter* holder_ = nullptr;  // the one that took the gate alone
   std::size_t sharers_ = 0;
+  std::size_t queued_passers_ = 0;
   GateWaiter* head_ = nullptr;
   GateWaiter* tail_ = nullptr;
   bool draining_ = false;

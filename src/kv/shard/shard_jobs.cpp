@@ -139,7 +139,7 @@ std::unique_ptr<ShardJob> by_subcommand(KvShard& origin, const Command& cmd, std
   } else if (cmd.name == "pubsub") {
     if (equals_ci(sub, "channels") || equals_ci(sub, "shardchannels")) return every(origin, db, M::union_names, argv);
     if (equals_ci(sub, "numsub") || equals_ci(sub, "shardnumsub")) return every(origin, db, M::count_pairs, argv);
-    if (equals_ci(sub, "numpat")) return every(origin, db, M::sum, argv);
+    if (equals_ci(sub, "numpat")) return every(origin, db, M::patterns, argv);
   }
   return nullptr;
 }
