@@ -45,7 +45,7 @@ def missing_tree_paths(root, doc):
 
 def main():
     root = pathlib.Path(sys.argv[1]).resolve()
-    docs = [root / "README.md", *sorted((root / "docs").glob("*.md"))]
+    docs = [root / "README.md", root / "CONTRIBUTING.md", *sorted((root / "docs").glob("*.md"))]
     problems = [p for doc in docs for p in broken_links(root, doc)]
     readme = (root / "README.md").read_text()
     if "(docs/ARCHITECTURE.md)" not in readme:
