@@ -11,9 +11,9 @@ namespace {
 // lower-case the name: it packs the name's first 8 bytes into a word, hashes that
 // word with ASCII case folded away, and compares it to the table's word with a
 // mask that makes exactly the letters case-insensitive. Longer names compare
-// their tail byte by byte. Open addressing, linear probing, 256 slots for ~60
+// their tail byte by byte. Open addressing, linear probing, 512 slots for ~200
 // names: probes are short.
-constexpr std::size_t slot_bits = 8;
+constexpr std::size_t slot_bits = 9;
 constexpr std::size_t slot_count = std::size_t{1} << slot_bits;
 constexpr std::uint64_t case_bits = 0x2020202020202020ull;  // 0x20: the ASCII case bit, per byte
 
@@ -57,7 +57,8 @@ struct Table {
   [[gnu::noinline]] Table() {  // kept out of find_command, which then needs no stack frame
     for (auto family : {connection_commands(), string_commands(), counter_commands(), keyspace_commands(),
                         expire_commands(), server_commands(), introspection_commands(), aof_commands(),
-                        pubsub_commands()}) {
+                        pubsub_commands(), list_commands(), hash_commands(), set_commands(),
+                        bitmap_commands()}) {
       for (const Command& cmd : family) {
         list.push_back(&cmd);
         add(cmd);

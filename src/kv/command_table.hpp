@@ -90,5 +90,10 @@ std::span<const Command> server_commands() noexcept;
 std::span<const Command> introspection_commands() noexcept;
 std::span<const Command> aof_commands() noexcept;  // kv/aof/commands_aof.cpp
 std::span<const Command> pubsub_commands() noexcept;
+// The type modules' commands (kv/types/): each in its own file.
+std::span<const Command> list_commands() noexcept;    // commands_list.cpp
+std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
+std::span<const Command> set_commands() noexcept;     // commands_set.cpp
+std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 
 }  // namespace duet::kv

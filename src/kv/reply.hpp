@@ -14,6 +14,8 @@
 #pragma once
 
 #include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -54,6 +56,14 @@ class Reply {
   void null() { out_->append("$-1\r\n", 5); }
   void null_array() { out_->append("*-1\r\n", 5); }
   void array(std::size_t count) { prefixed('*', static_cast<std::int64_t>(count)); }
+  // RESP3's types, each written in RESP2 as Redis downgrades it. TODO(issue 25,
+  // RESP3): the RESP3 forms; until then every call writes the RESP2 form.
+  void map(std::size_t pairs) { array(2 * pairs); }        // then key, value, key, value...
+  void set(std::size_t count) { array(count); }            // a set reply (SMEMBERS)
+  void push(std::size_t count) { array(count); }           // a pub/sub message
+  void double_value(double value);                         // RESP2: a bulk string, "%.17g"
+  void boolean(bool value) { integer(value ? 1 : 0); }
+  void verbatim(std::string_view text) { bulk(text); }     // RESP3: "=" with "txt:"
   [[nodiscard]] std::string& buffer() noexcept { return *out_; }
 
  private:
@@ -93,6 +103,13 @@ inline void Reply::error(std::string_view message) {
     if ((*out_)[i] == '\r' || (*out_)[i] == '\n') (*out_)[i] = ' ';
   }
   crlf();
+}
+
+inline void Reply::double_value(double value) {
+  if (std::isinf(value)) return bulk(value > 0 ? "inf" : "-inf");
+  char text[64];
+  int n = std::snprintf(text, sizeof(text), "%.17g", value);
+  bulk(std::string_view(text, static_cast<std::size_t>(n)));
 }
 
 }  // namespace duet::kv

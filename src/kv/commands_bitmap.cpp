@@ -1,0 +1,8 @@
+// Bitmap commands. TODO(issue 25): the table below is filled in by the bitmap module.
+#include "kv/command_table.hpp"
+
+namespace duet::kv {
+
+std::span<const Command> bitmap_commands() noexcept { return {}; }
+
+}  // namespace duet::kv
