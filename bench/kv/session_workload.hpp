@@ -36,7 +36,7 @@ inline void preload(duet::kv::ServerState& state) {
   bool created = false;
   for (int i = 0; i < key_range; ++i) {
     std::string key = key_name(static_cast<std::uint64_t>(i));
-    state.store().db(0).upsert(key, 0, created).value.assign("xxx");
+    state.store().db(0).upsert(key, 0, created).value.set_string("xxx");
   }
 }
 

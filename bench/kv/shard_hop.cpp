@@ -81,7 +81,7 @@ int main(int argc, char** argv) {
   bool created = false;
   for (int i = 0; i < bench::kv::key_range; ++i) {
     const std::string key = bench::kv::key_name(static_cast<std::uint64_t>(i));
-    cluster.shard(duet::kv::key_shard(key, cluster.size())).state().store().db(0).upsert(key, 0, created).value.assign("xxx");
+    cluster.shard(duet::kv::key_shard(key, cluster.size())).state().store().db(0).upsert(key, 0, created).value.set_string("xxx");
   }
   auto batches = mode == "mget" ? mget_batches(per_batch, bench::kv::batch_pool)
                                 : bench::kv::make_batches(mode == "get", per_batch, bench::kv::batch_pool);

@@ -1,6 +1,8 @@
 // String commands that compute on the value: INCR DECR INCRBY DECRBY
 // INCRBYFLOAT APPEND STRLEN GETRANGE SETRANGE. All keep the key's TTL.
+#include <algorithm>
 #include <climits>
+#include <cstring>
 #include <cmath>
 #include <string>
 
@@ -22,19 +24,30 @@ bool length_ok(CommandContext& ctx, std::uint64_t size, std::uint64_t append) {
   return true;
 }
 
-void incr_by(CommandContext& ctx, std::int64_t incr) {
+// The string at argv[1] (nullptr if absent); `ok` false after a WRONGTYPE reply.
+Entry* find_string(CommandContext& ctx, bool& ok) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  ok = detail::check_type(ctx, e, ValueType::string);
+  return e;
+}
+
+
+void incr_by(CommandContext& ctx, std::int64_t incr) {
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (!ok) return;
   std::int64_t value = 0;
-  if (e != nullptr && !detail::parse_i64(as_view(e->value), value)) return ctx.reply.error(detail::err_not_integer);
+  Value::Scratch scratch;
+  if (e != nullptr && !e->value.int_value(value) && !detail::parse_i64(e->value.str(scratch), value)) {
+    return ctx.reply.error(detail::err_not_integer);
+  }
   if ((incr < 0 && value < 0 && incr < LLONG_MIN - value) || (incr > 0 && value > 0 && incr > LLONG_MAX - value)) {
     return ctx.reply.error(detail::err_overflow);
   }
   value += incr;
   bool created = false;
   if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
-  char buf[24];
-  auto res = std::to_chars(buf, buf + sizeof(buf), value);
-  e->value.assign(buf, static_cast<std::size_t>(res.ptr - buf));
+  e->value.set_int(value);
   ctx.reply.integer(value);
 }
 
@@ -54,10 +67,13 @@ void decrby(CommandContext& ctx) {
 }
 
 void incrbyfloat(CommandContext& ctx) {
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (!ok) return;
   long double value = 0;
   long double incr = 0;
-  if ((e != nullptr && !detail::parse_long_double(as_view(e->value), value)) ||
+  Value::Scratch scratch;
+  if ((e != nullptr && !detail::parse_long_double(e->value.str(scratch), value)) ||
       !detail::parse_long_double(ctx.argv[2], incr)) {
     return ctx.reply.error(detail::err_not_float);
   }
@@ -68,32 +84,44 @@ void incrbyfloat(CommandContext& ctx) {
   }
   bool created = false;
   if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
-  e->value.assign(text.data(), text.size());
+  e->value.set_string(text);
   ctx.reply.bulk(text);
 }
 
 void append(CommandContext& ctx) {
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (!ok) return;
   std::string_view tail = ctx.argv[2];
-  if (e != nullptr && !length_ok(ctx, e->value.size(), tail.size())) return;
-  bool created = false;
-  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
-  e->value.append(tail.data(), tail.size());
-  ctx.reply.integer(static_cast<std::int64_t>(e->value.size()));
+  if (e == nullptr) {  // a new key's value is stored as given (Redis: an embstr or int, not raw)
+    bool created = false;
+    ctx.db().upsert(ctx.argv[1], ctx.now, created).value.set_string(tail);
+    return ctx.reply.integer(static_cast<std::int64_t>(tail.size()));
+  }
+  const std::size_t size = e->value.string_size();
+  if (!length_ok(ctx, size, tail.size())) return;
+  char* bytes = e->value.resize_raw(size + tail.size());
+  if (!tail.empty()) std::memcpy(bytes + size, tail.data(), tail.size());
+  ctx.reply.integer(static_cast<std::int64_t>(size + tail.size()));
 }
 
 void strlen_(CommandContext& ctx) {
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
-  ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.size()) : 0);
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (ok) ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.string_size()) : 0);
 }
 
 void getrange(CommandContext& ctx) {
   std::int64_t start = 0;
   std::int64_t end = 0;
   if (!detail::int_arg(ctx, ctx.argv[2], start) || !detail::int_arg(ctx, ctx.argv[3], end)) return;
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (!ok) return;
   if (e == nullptr) return ctx.reply.bulk("");
-  auto len = static_cast<std::int64_t>(e->value.size());
+  Value::Scratch scratch;
+  std::string_view text = e->value.str(scratch);
+  auto len = static_cast<std::int64_t>(text.size());
   if (start < 0 && end < 0 && start > end) return ctx.reply.bulk("");
   if (start < 0) start = len + start;
   if (end < 0) end = len + end;
@@ -101,7 +129,7 @@ void getrange(CommandContext& ctx) {
   if (end < 0) end = 0;
   if (end >= len) end = len - 1;
   if (start > end || len == 0) return ctx.reply.bulk("");
-  ctx.reply.bulk(as_view(e->value).substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
+  ctx.reply.bulk(text.substr(static_cast<std::size_t>(start), static_cast<std::size_t>(end - start + 1)));
 }
 
 void setrange(CommandContext& ctx) {
@@ -109,15 +137,18 @@ void setrange(CommandContext& ctx) {
   if (!detail::int_arg(ctx, ctx.argv[2], offset)) return;
   if (offset < 0) return ctx.reply.error("ERR offset is out of range");
   std::string_view value = ctx.argv[3];
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
-  if (value.empty()) return ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.size()) : 0);
+  bool ok = true;
+  Entry* e = find_string(ctx, ok);
+  if (!ok) return;
+  const std::size_t size = e != nullptr ? e->value.string_size() : 0;
+  if (value.empty()) return ctx.reply.integer(static_cast<std::int64_t>(size));
   if (!length_ok(ctx, static_cast<std::uint64_t>(offset), value.size())) return;
   bool created = false;
   if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
   auto off = static_cast<std::size_t>(offset);
-  if (e->value.size() < off + value.size()) e->value.resize(off + value.size(), '\0');
-  e->value.replace(off, value.size(), value.data(), value.size());
-  ctx.reply.integer(static_cast<std::int64_t>(e->value.size()));
+  const std::size_t new_size = std::max(size, off + value.size());
+  std::memcpy(e->value.resize_raw(new_size) + off, value.data(), value.size());
+  ctx.reply.integer(static_cast<std::int64_t>(new_size));
 }
 
 constexpr std::uint32_t wm = cmd_write | cmd_denyoom;  // writes that may grow memory

@@ -61,7 +61,7 @@ void expire_generic(CommandContext& ctx, std::int64_t base, bool seconds, std::s
   if (bad) return ctx.reply.error("ERR invalid expire time in '" + std::string(name) + "' command");
   when += base;
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
-  if (e == nullptr || !flags_allow(flags, e->expire_at, when)) return ctx.reply.integer(0);
+  if (e == nullptr || !flags_allow(flags, ctx.db().expire_at(*e), when)) return ctx.reply.integer(0);
   if (when <= ctx.now) {
     ctx.db().erase(*e);  // already expired: delete now, as Redis does
   } else {
@@ -78,8 +78,8 @@ void pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false, "pexpireat")
 void ttl_generic(CommandContext& ctx, bool seconds) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
   if (e == nullptr) return ctx.reply.integer(-2);
-  if (e->expire_at == Entry::no_expiry) return ctx.reply.integer(-1);
-  std::int64_t ttl = e->expire_at - ctx.now;
+  if (!e->has_expiry) return ctx.reply.integer(-1);
+  std::int64_t ttl = ctx.db().expire_at(*e) - ctx.now;
   if (ttl < 0) ttl = 0;
   ctx.reply.integer(seconds ? (ttl + 500) / 1000 : ttl);
 }
@@ -89,7 +89,7 @@ void pttl(CommandContext& ctx) { ttl_generic(ctx, false); }
 
 void persist(CommandContext& ctx) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
-  if (e == nullptr || e->expire_at == Entry::no_expiry) return ctx.reply.integer(0);
+  if (e == nullptr || !e->has_expiry) return ctx.reply.integer(0);
   ctx.db().set_expire(*e, Entry::no_expiry);
   ctx.reply.integer(1);
 }

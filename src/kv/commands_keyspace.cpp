@@ -27,7 +27,10 @@ void exists(CommandContext& ctx) {
   ctx.reply.integer(found);
 }
 
-void type(CommandContext& ctx) { ctx.reply.simple(ctx.db().find(ctx.argv[1], ctx.now) != nullptr ? "string" : "none"); }
+void type(CommandContext& ctx) {
+  const Entry* e = ctx.db().peek(ctx.argv[1], ctx.now);
+  ctx.reply.simple(e != nullptr ? type_name(e->value.type()) : "none");
+}
 
 void rename_common(CommandContext& ctx, bool nx) {
   Keyspace& db = ctx.db();
@@ -38,7 +41,7 @@ void rename_common(CommandContext& ctx, bool nx) {
   if (nx && db.find(ctx.argv[2], ctx.now) != nullptr) return ctx.reply.integer(0);
   Entry& dst = db.upsert(ctx.argv[2], ctx.now, created);  // entries never move: src stays valid
   dst.value.swap(src->value);
-  db.set_expire(dst, src->expire_at);
+  db.set_expire(dst, db.expire_at(*src));
   db.erase(*src);
   nx ? ctx.reply.integer(1) : ctx.reply.ok();
 }
@@ -105,7 +108,7 @@ void scan(CommandContext& ctx) {
   std::vector<std::string_view> found;
   cursor = ctx.db().scan(cursor, static_cast<std::size_t>(opt.count), ctx.now, [&](const Entry& e) {
     if (opt.has_pattern && !glob_match(opt.pattern, as_view(e.key))) return;
-    if (opt.has_type && !equals_ci(opt.type, "string")) return;
+    if (opt.has_type && !equals_ci(opt.type, type_name(e.value.type()))) return;
     found.push_back(as_view(e.key));
   });
   ctx.reply.array(2);

@@ -20,23 +20,27 @@ Entry* read_key(CommandContext& ctx, std::string_view key) {
 
 void reply_value(CommandContext& ctx, const Entry* e) {
   if (e == nullptr) return ctx.reply.null();
-  ctx.reply.bulk(as_view(e->value));
+  Value::Scratch scratch;
+  ctx.reply.bulk(e->value.str(scratch));
 }
 
 // setKey: stores the value and drops any TTL unless keep_ttl.
 Entry& store_value(CommandContext& ctx, std::string_view key, std::string_view value, bool keep_ttl) {
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
-  if (e.value.size() == value.size() && !value.empty()) {
-    std::memcpy(e.value.data(), value.data(), value.size());  // same size (a benchmark's overwrite): in place
-  } else {
-    e.value.assign(value.data(), value.size());
-  }
-  if (!keep_ttl && e.expire_at != Entry::no_expiry) ctx.db().set_expire(e, Entry::no_expiry);
+  e.value.set_string(value);  // reuses a heap block of a similar size (a benchmark's overwrite)
+  if (!keep_ttl && e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
   return e;
 }
 
-void get(CommandContext& ctx) { reply_value(ctx, read_key(ctx, ctx.argv[1])); }
+// GET's reply, or WRONGTYPE; false when the key holds another type.
+bool reply_string(CommandContext& ctx, const Entry* e) {
+  if (!detail::check_type(ctx, e, ValueType::string)) return false;
+  reply_value(ctx, e);
+  return true;
+}
+
+void get(CommandContext& ctx) { reply_string(ctx, read_key(ctx, ctx.argv[1])); }
 
 void set(CommandContext& ctx) {
   if (ctx.argv.size() == 3) {  // plain SET key value: no options to parse
@@ -48,7 +52,7 @@ void set(CommandContext& ctx) {
   std::string_view key = ctx.argv[1];
   if (opt.get || opt.nx || opt.xx) {  // plain SET skips this lookup: upsert finds the key anyway
     Entry* old = ctx.db().find(key, ctx.now);
-    if (opt.get) reply_value(ctx, old);
+    if (opt.get && !reply_string(ctx, old)) return;
     if ((opt.nx && old != nullptr) || (opt.xx && old == nullptr)) {
       if (!opt.get) ctx.reply.null();
       return;
@@ -79,13 +83,13 @@ void setnx(CommandContext& ctx) {
 }
 
 void getset(CommandContext& ctx) {
-  reply_value(ctx, read_key(ctx, ctx.argv[1]));
+  if (!reply_string(ctx, read_key(ctx, ctx.argv[1]))) return;
   store_value(ctx, ctx.argv[1], ctx.argv[2], false);
 }
 
 void getdel(CommandContext& ctx) {
   Entry* e = read_key(ctx, ctx.argv[1]);
-  reply_value(ctx, e);
+  if (!reply_string(ctx, e)) return;
   if (e != nullptr) ctx.db().erase(*e);
 }
 
@@ -94,7 +98,7 @@ void getex(CommandContext& ctx) {
   if (!detail::parse_set_options(ctx, 2, false, opt)) return;
   Entry* e = read_key(ctx, ctx.argv[1]);
   if (e == nullptr) return ctx.reply.null();  // Redis looks the key up before validating the time
-  if (!detail::resolve_expire(ctx, opt, "getex")) return;
+  if (!detail::check_type(ctx, e, ValueType::string) || !detail::resolve_expire(ctx, opt, "getex")) return;
   reply_value(ctx, e);
   if (opt.persist) {
     ctx.db().set_expire(*e, Entry::no_expiry);
@@ -107,7 +111,10 @@ void getex(CommandContext& ctx) {
 
 void mget(CommandContext& ctx) {
   ctx.reply.array(ctx.argv.size() - 1);
-  for (std::size_t j = 1; j < ctx.argv.size(); ++j) reply_value(ctx, read_key(ctx, ctx.argv[j]));
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
+    const Entry* e = read_key(ctx, ctx.argv[j]);
+    reply_value(ctx, e != nullptr && e->value.is_string() ? e : nullptr);  // another type reads as nil
+  }
 }
 
 void mset(CommandContext& ctx) {

@@ -18,7 +18,7 @@ std::uint32_t Keyspace::allocate_slot() {
 }
 
 Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
-  const std::size_t hash = detail::key_hash(key);  // once, for the lookup and the new entry
+  const std::size_t hash = detail::key_hash(key);  // once, for the lookup and the insert
   if (Entry* e = find(key, hash, now)) {
     created = false;
     return *e;
@@ -26,13 +26,13 @@ Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
   created = true;
   std::uint32_t s = allocate_slot();
   Entry& e = slot(s);
-  e.key.assign(key.data(), key.size());
-  e.value.clear();
-  e.expire_at = Entry::no_expiry;
-  e.hash = hash;
+  e.key.assign(key);
+  e.value.reset();
   e.slot = s;
-  e.live = true;
-  index_.insert(s);
+  e.lru = Entry::lru_clock(now);
+  e.live = 1;
+  e.has_expiry = 0;
+  index_.insert(s);  // hashes the new key again: abseil's insert takes no hash
   return e;
 }
 
@@ -59,10 +59,12 @@ void Keyspace::prefetch_hashed(std::span<const std::size_t> hashes) const noexce
   for (std::size_t i = 0; i < n; ++i) {
     if (candidates[i] == none) continue;
     const Entry& e = slot(candidates[i]);
-    __builtin_prefetch(e.key.data());
-    __builtin_prefetch(e.value.data());
+    if (e.key.is_heap()) __builtin_prefetch(e.key.data());
+    if (const void* p = e.value.data_hint()) __builtin_prefetch(p);
   }
 }
+
+
 
 bool Keyspace::erase(std::string_view key, std::int64_t now) {
   Entry* e = find(key, now);
@@ -75,9 +77,9 @@ void Keyspace::erase(Entry& e) {
   std::uint32_t s = e.slot;
   set_expire(e, Entry::no_expiry);
   index_.erase(s);
-  e.live = false;
-  KvString().swap(e.key);  // give the memory back now, not when the slot is reused
-  KvString().swap(e.value);
+  e.live = 0;
+  e.key.clear();  // give the memory back now, not when the slot is reused
+  e.value.reset();
   if (index_.empty()) {
     clear();
   } else {
@@ -92,19 +94,26 @@ void Keyspace::expire_entry(Entry& e) {
 }
 
 void Keyspace::set_expire(Entry& e, std::int64_t at) {
-  bool had = e.expire_at != Entry::no_expiry;
-  bool has = at != Entry::no_expiry;
-  e.expire_at = at;
-  if (had == has) return;
-  if (has) {
-    e.volatile_pos = static_cast<std::uint32_t>(volatile_.size());
-    volatile_.push_back(e.slot);
+  const bool has = at != Entry::no_expiry;
+  if (e.has_expiry) {
+    auto it = expires_.find(e.slot);
+    if (has) {
+      it->second.at = at;
+      return;
+    }
+    std::uint32_t pos = it->second.pos;
+    expires_.erase(it);
+    std::uint32_t moved = volatile_.back();  // swap-remove
+    volatile_[pos] = moved;
+    volatile_.pop_back();
+    if (moved != e.slot) expires_.find(moved)->second.pos = pos;
+    e.has_expiry = 0;
     return;
   }
-  std::uint32_t moved = volatile_.back();  // swap-remove
-  volatile_[e.volatile_pos] = moved;
-  slot(moved).volatile_pos = e.volatile_pos;
-  volatile_.pop_back();
+  if (!has) return;
+  expires_.emplace(e.slot, Expiry{at, static_cast<std::uint32_t>(volatile_.size())});
+  volatile_.push_back(e.slot);
+  e.has_expiry = 1;
 }
 
 void Keyspace::clear() {
@@ -112,12 +121,14 @@ void Keyspace::clear() {
   chunks_.clear();
   free_slots_.clear();
   volatile_.clear();
+  expires_.clear();
   slots_used_ = 0;
   expire_cursor_ = 0;
 }
 
 std::size_t Keyspace::overhead_bytes() const noexcept {
   return chunks_.size() * chunk_size * sizeof(Entry) + index_.capacity() * (sizeof(std::uint32_t) + 1) +
+         expires_.capacity() * (sizeof(std::pair<std::uint32_t, Expiry>) + 1) +
          (free_slots_.capacity() + volatile_.capacity()) * sizeof(std::uint32_t);
 }
 

@@ -18,15 +18,17 @@
 // flat_hash_map<string, Entry>: the map would move entries on every rehash, which
 // rules out a stable SCAN cursor, O(1) random sampling (RANDOMKEY, active expiry)
 // and pointer stability. The index keeps abseil's SIMD probing for lookups while
-// the entries stay put; each slot caches its hash so rehashing never re-reads keys.
+// the entries stay put.
 //
 //   Keyspace db;
 //   bool created = false;
 //   Entry& e = db.upsert("k", now_ms, created);
-//   e.value.assign("v");
-//   if (Entry* found = db.find("k", now_ms)) reply.bulk(as_view(found->value));
+//   e.value.set_string("v");
+//   Value::Scratch scratch;
+//   if (Entry* found = db.find("k", now_ms)) reply.bulk(found->value.str(scratch));
 #pragma once
 
+#include <absl/container/flat_hash_map.h>
 #include <absl/container/flat_hash_set.h>
 
 #include <cstddef>
@@ -38,21 +40,32 @@
 
 #include "kv/detail/counting_allocator.hpp"
 #include "kv/detail/key_hash.hpp"
+#include "kv/value/compact_string.hpp"
+#include "kv/value/value.hpp"
 
 namespace duet::kv {
 
 inline std::string_view as_view(const KvString& s) noexcept { return {s.data(), s.size()}; }
 
+// 40 bytes: the key (inline up to 15 bytes), the value (inline up to 15,
+// an integer, or a pointer), the slot and the LRU clock. The expiry lives in
+// Keyspace's side table, paid for only by keys that have one (Redis's
+// `expires` dict, for the same reason: most keys never expire).
 struct Entry {
   static constexpr std::int64_t no_expiry = -1;
-  KvString key;
-  KvString value;
-  std::int64_t expire_at = no_expiry;  // unix time in ms
-  std::size_t hash = 0;
+  static constexpr std::uint32_t lru_mask = (1u << 24) - 1;
+  CompactString key;
+  Value value;
   std::uint32_t slot = 0;              // this entry's slot number in its Keyspace
-  std::uint32_t volatile_pos = 0;      // index in Keyspace::volatile_ when expire_at is set
-  bool live = false;
+  std::uint32_t lru : 24 = 0;          // seconds clock (mod 2^24) of the last access: OBJECT IDLETIME
+  std::uint32_t live : 1 = 0;
+  std::uint32_t has_expiry : 1 = 0;
+
+  [[nodiscard]] static std::uint32_t lru_clock(std::int64_t now_ms) noexcept {
+    return static_cast<std::uint32_t>(now_ms / 1000) & lru_mask;
+  }
 };
+static_assert(sizeof(Entry) == 40);
 
 class Keyspace {
  public:
@@ -63,7 +76,10 @@ class Keyspace {
   Keyspace& operator=(Keyspace&&) = delete;
   ~Keyspace() = default;
 
+  // The live entry for `key`, its LRU clock set to `now` (Redis's lookupKey).
   [[nodiscard]] Entry* find(std::string_view key, std::int64_t now) { return find(key, detail::key_hash(key), now); }
+  // The same without touching the LRU clock (LOOKUP_NOTOUCH: TYPE, OBJECT).
+  [[nodiscard]] Entry* peek(std::string_view key, std::int64_t now) { return lookup(key, detail::key_hash(key), now); }
   // The entry for `key`, created with an empty value (created = true) if absent.
   Entry& upsert(std::string_view key, std::int64_t now, bool& created);
   bool erase(std::string_view key, std::int64_t now);
@@ -79,6 +95,10 @@ class Keyspace {
   void prefetch_hashed(std::span<const std::size_t> hashes) const noexcept;
   void erase(Entry& entry);
   void set_expire(Entry& entry, std::int64_t at);  // Entry::no_expiry persists
+  // The entry's expiry (unix ms), or Entry::no_expiry.
+  [[nodiscard]] std::int64_t expire_at(const Entry& entry) const noexcept {
+    return entry.has_expiry ? expires_.find(entry.slot)->second.at : Entry::no_expiry;
+  }
   // Called with each entry that expires (lazily or actively) just before it is
   // removed: the AOF logs a DEL for it, as Redis propagates expiries.
   using ExpireHook = void (*)(void* context, const Entry& entry);
@@ -91,7 +111,8 @@ class Keyspace {
   [[nodiscard]] std::size_t size() const noexcept { return index_.size(); }
   [[nodiscard]] std::size_t volatile_count() const noexcept { return volatile_.size(); }
   [[nodiscard]] std::uint64_t expired_count() const noexcept { return expired_; }
-  // Bytes of slots and index (keys and values are counted by KvString's allocator).
+  // Bytes of slots, index and expiry table (what keys and values hold on the
+  // heap is counted by CountingAllocator's counter).
   [[nodiscard]] std::size_t overhead_bytes() const noexcept;
 
   // Visits up to about `count` live entries from `cursor`; returns the next cursor,
@@ -114,10 +135,12 @@ class Keyspace {
     std::size_t hash;
     std::uint32_t* candidate;
   };
+  // An entry does not cache its hash (8 bytes a key): a rehash reads the key
+  // again, as Redis's does, and lookups compare abseil's 7-bit tags first.
   struct SlotHash {
     using is_transparent = void;
     const Keyspace* owner;
-    std::size_t operator()(std::uint32_t slot) const noexcept { return owner->slot(slot).hash; }
+    std::size_t operator()(std::uint32_t slot) const noexcept { return detail::key_hash(owner->slot(slot).key.view()); }
     std::size_t operator()(std::string_view key) const noexcept { return detail::key_hash(key); }
     std::size_t operator()(const Probe& probe) const noexcept { return probe.hash; }
   };
@@ -141,14 +164,24 @@ class Keyspace {
   Entry& slot(std::uint32_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
   const Entry& slot(std::uint32_t i) const noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
   std::uint32_t allocate_slot();
-  Entry* find(std::string_view key, std::size_t hash, std::int64_t now);  // hash == detail::key_hash(key)
-  bool expired(const Entry& e, std::int64_t now) const noexcept { return e.expire_at != Entry::no_expiry && now > e.expire_at; }
+  Entry* find(std::string_view key, std::size_t hash, std::int64_t now) {  // hash == detail::key_hash(key)
+    Entry* e = lookup(key, hash, now);
+    if (e != nullptr) e->lru = Entry::lru_clock(now);
+    return e;
+  }
+  Entry* lookup(std::string_view key, std::size_t hash, std::int64_t now);
+  bool expired(const Entry& e, std::int64_t now) const noexcept { return e.has_expiry && now > expire_at(e); }
   void expire_entry(Entry& e);
 
   std::vector<std::unique_ptr<Entry[]>> chunks_;
   std::uint32_t slots_used_ = 0;            // slots handed out so far (high-water mark)
   std::vector<std::uint32_t> free_slots_;
-  std::vector<std::uint32_t> volatile_;     // slots whose entry has an expiry
+  struct Expiry {
+    std::int64_t at;
+    std::uint32_t pos;  // index in volatile_
+  };
+  absl::flat_hash_map<std::uint32_t, Expiry> expires_;  // slot -> expiry, for entries that have one
+  std::vector<std::uint32_t> volatile_;     // slots whose entry has an expiry, for sampling
   std::size_t expire_cursor_ = 0;
   std::uint64_t expired_ = 0;
   ExpireHook expire_hook_ = nullptr;
@@ -157,7 +190,7 @@ class Keyspace {
 };
 
 // Inline: GET's whole lookup is this plus abseil's probe, no call in between.
-inline Entry* Keyspace::find(std::string_view key, std::size_t hash, std::int64_t now) {
+inline Entry* Keyspace::lookup(std::string_view key, std::size_t hash, std::int64_t now) {
   auto it = index_.find(key, hash);
   if (it == index_.end()) return nullptr;
   Entry& e = slot(*it);

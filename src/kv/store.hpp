@@ -11,7 +11,7 @@
 // - One thread owns it (the event loop's). Non-copyable, non-movable.
 //
 //   Store store;
-//   store.db(0).upsert("k", now, created).value.assign("v");
+//   store.db(0).upsert("k", now, created).value.set_string("v");
 //   store.active_expire_cycle(now, 10'000);
 #pragma once
 

@@ -152,7 +152,7 @@ TEST_CASE("a log cut at any byte loads its complete records and reports the inco
     CHECK(r.status == (valid == cut ? AofLoadStatus::loaded : AofLoadStatus::truncated));
     CHECK(r.valid_bytes == valid);
     Entry* e = state.store().db(0).find("n", 0);
-    CHECK((e == nullptr ? 0 : std::stoi(std::string(as_view(e->value)))) == static_cast<int>(complete));
+    CHECK((e == nullptr ? 0 : std::stoi(aoftest::text_of(e->value))) == static_cast<int>(complete));
   }
 }
 
@@ -197,7 +197,7 @@ TEST_CASE("keys whose absolute expiry passed are loaded, then expire as soon as 
   REQUIRE(replay_aof(state, log).status == AofLoadStatus::loaded);
   CHECK(state.store().db(0).find("old", t0) == nullptr);
   REQUIRE(state.store().db(0).find("new", t0) != nullptr);
-  CHECK(state.store().db(0).find("new", t0)->expire_at == t0 + 60'000);
+  CHECK(state.store().db(0).expire_at(*state.store().db(0).find("new", t0)) == t0 + 60'000);
 }
 
 TEST_CASE("a log larger than the loader's read window loads, truncates and reports offsets like a small one") {
@@ -220,8 +220,8 @@ TEST_CASE("a log larger than the loader's read window loads, truncates and repor
     AofLoadResult r = load_aof(state, path);
     CHECK(r.status == AofLoadStatus::loaded);
     CHECK(r.commands == 3002);
-    CHECK(as_view(state.store().db(0).find("big", 0)->value) == big);
-    CHECK(as_view(state.store().db(0).find("k2999", 0)->value) == std::string(2048, 'a' + 2999 % 26));
+    CHECK(aoftest::text_of(state.store().db(0).find("big", 0)->value) == big);
+    CHECK(aoftest::text_of(state.store().db(0).find("k2999", 0)->value) == std::string(2048, 'a' + 2999 % 26));
   }
   SECTION("cut inside the big value") {
     const std::size_t before_big = complete - resp({"SET", "big", big}).size();

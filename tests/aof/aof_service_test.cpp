@@ -96,7 +96,7 @@ TEST_CASE("under appendfsync always a reply is released only after an fsync, and
   aof.shutdown();
   ServerState reloaded;
   REQUIRE(load_aof(reloaded, dir.path() + "/appendonly.aof").status == AofLoadStatus::loaded);
-  CHECK(as_view(reloaded.store().db(0).find("n", 0)->value) == "50");
+  CHECK(aoftest::text_of(reloaded.store().db(0).find("n", 0)->value) == "50");
 }
 
 TEST_CASE("on io_uring the AOF's fsyncs go through the loop, never through the worker thread") {
@@ -247,7 +247,7 @@ TEST_CASE("every write acknowledged while a rewrite switches files is in the rew
   CHECK(lost == 0);
   const Entry* count = on_disk.store().db(0).find("count", 0);
   REQUIRE(count != nullptr);
-  CHECK(std::atol(std::string(as_view(count->value)).c_str()) >= acked);
+  CHECK(std::atol(aoftest::text_of(count->value).c_str()) >= acked);
   CHECK(on_disk.store().db(0).find("pre:2999", 0) != nullptr);
   REQUIRE(turn_until(loop, [&] { return !aof.must_wait(); }));
   aof.shutdown();

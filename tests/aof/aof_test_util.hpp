@@ -13,6 +13,7 @@
 #include "kv/aof/write_observer.hpp"
 #include "kv/command_table.hpp"
 #include "kv/server_state.hpp"
+#include "kv/value/value_records.hpp"
 
 namespace aoftest {
 
@@ -67,6 +68,15 @@ class Recorder final : public WriteObserver {
   std::array<Hook, Store::db_count> hooks_{};
 };
 
+// A value as text to compare: a string's bytes, an object's records.
+inline std::string text_of(const Value& value) {
+  if (value.is_string()) {
+    Value::Scratch scratch;
+    return std::string(value.str(scratch));
+  }
+  return ValueRecords::encode(value, "");
+}
+
 // (db, key) -> (value, expire_at) for every key alive at `now`.
 using Dump = std::map<std::pair<int, std::string>, std::pair<std::string, std::int64_t>>;
 
@@ -75,9 +85,11 @@ inline Dump dump(ServerState& state, std::int64_t now) {
   for (int db = 0; db < Store::db_count; ++db) {
     std::uint64_t cursor = 0;
     do {
+      const Keyspace& keys = state.store().db(db);
       cursor = state.store().db(db).scan(cursor, 1000, 0, [&](Entry& e) {
-        if (e.expire_at != Entry::no_expiry && now > e.expire_at) return;
-        out[{db, std::string(as_view(e.key))}] = {std::string(as_view(e.value)), e.expire_at};
+        const std::int64_t at = keys.expire_at(e);
+        if (at != Entry::no_expiry && now > at) return;
+        out[{db, std::string(as_view(e.key))}] = {text_of(e.value), at};
       });
     } while (cursor != 0);
   }

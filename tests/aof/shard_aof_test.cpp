@@ -201,5 +201,5 @@ TEST_CASE("a RENAME across shards onto a key whose TTL ends during the job repla
   CHECK(aoftest::dump(*replayed, fake.now) == shards.dump());
   const Entry* renamed = replayed->store().db(0).find(y, fake.now);
   REQUIRE(renamed != nullptr);
-  CHECK(as_view(renamed->value) == "renamed");
+  CHECK(aoftest::text_of(renamed->value) == "renamed");
 }

@@ -20,7 +20,7 @@ void add_volatile_keys(KvShard& shard, std::int64_t now, std::int64_t at) {
   for (int i = 0; i < 10; ++i) {
     bool created = false;
     auto& e = db.upsert("k" + std::to_string(i), now, created);
-    e.value.assign("v");
+    e.value.set_string("v");
     db.set_expire(e, at);
   }
 }

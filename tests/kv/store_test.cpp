@@ -14,6 +14,7 @@ using duet::kv::Entry;
 using duet::kv::glob_match;
 using duet::kv::Keyspace;
 using duet::kv::Store;
+using duet::kv::Value;
 
 TEST_CASE("glob_match follows Redis's stringmatchlen", "[kv][glob]") {
   CHECK(glob_match("*", "abc"));
@@ -45,14 +46,15 @@ TEST_CASE("prefetching keys, present or not, changes nothing", "[kv][store]") {
   Store store;
   auto& db = store.db(0);
   bool created = false;
-  for (int i = 0; i < 1000; ++i) db.upsert("key:" + std::to_string(i), 0, created).value.assign("v");
+  for (int i = 0; i < 1000; ++i) db.upsert("key:" + std::to_string(i), 0, created).value.set_string("v");
   const std::vector<std::string> names = {"key:1", "key:999", "absent", "", "key:1", std::string(300, 'k')};
   std::vector<std::string_view> keys(names.begin(), names.end());
   for (int i = 0; i < 20; ++i) keys.emplace_back(names[0]);  // more than max_prefetch: the rest is ignored
   db.prefetch(keys);
   CHECK(db.size() == 1000);
   REQUIRE(db.find("key:999", 0) != nullptr);
-  CHECK(as_view(db.find("key:999", 0)->value) == "v");
+  Value::Scratch scratch;
+  CHECK(db.find("key:999", 0)->value.str(scratch) == "v");
   CHECK(db.find("absent", 0) == nullptr);
 }
 
@@ -61,11 +63,12 @@ TEST_CASE("entries keep their address while other keys come and go", "[kv][store
   bool created = false;
   Entry& first = db.upsert("first", 0, created);
   CHECK(created);
-  first.value.assign("1");
+  first.value.set_string("1");
   for (int i = 0; i < 5000; ++i) db.upsert("k" + std::to_string(i), 0, created);
   for (int i = 0; i < 5000; i += 2) db.erase("k" + std::to_string(i), 0);
   CHECK(db.find("first", 0) == &first);
-  CHECK(as_view(first.value) == "1");
+  Value::Scratch scratch;
+  CHECK(first.value.str(scratch) == "1");
   CHECK(db.size() == 2501);
 }
 
@@ -104,7 +107,7 @@ TEST_CASE("used_memory grows with values and shrinks when they are deleted", "[k
   Store store;
   std::size_t before = store.used_memory();
   bool created = false;
-  store.db(0).upsert("key", 0, created).value.assign(std::string(1 << 20, 'x'));
+  store.db(0).upsert("key", 0, created).value.set_string(std::string(1 << 20, 'x'));
   CHECK(store.used_memory() >= before + (1 << 20));
   store.db(0).erase("key", 0);
   CHECK(store.used_memory() <= before + 4096);

@@ -49,8 +49,8 @@ void expire_record(CommandContext& ctx, AofBuffer& out, bool persist_if_none) {
   const Entry* e = ctx.db().find(key, ctx.now);
   if (e == nullptr) {
     out.append_command(std::initializer_list<std::string_view>{"DEL", key});
-  } else if (e->expire_at != Entry::no_expiry) {
-    std::string at = AofBuffer::number(e->expire_at);
+  } else if (e->has_expiry) {
+    std::string at = AofBuffer::number(ctx.db().expire_at(*e));
     out.append_command(std::initializer_list<std::string_view>{"PEXPIREAT", key, at});
   } else if (persist_if_none) {
     out.append_command(std::initializer_list<std::string_view>{"PERSIST", key});
@@ -65,7 +65,7 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
       return;
     case Rule::key_state:
       if (reply == nil_reply && !has_get_option(ctx)) return;  // NX/XX/MOD: nothing was set
-      if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) state_record(*e, out);
+      if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) state_record(ctx.db(), *e, out);
       return;
     case Rule::expire_state:
       if (reply != ":0\r\n") expire_record(ctx, out, false);
@@ -75,7 +75,8 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
       return;
     case Rule::float_state:
       if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) {
-        out.append_command(std::initializer_list<std::string_view>{"SET", as_view(e->key), as_view(e->value), "KEEPTTL"});
+        Value::Scratch scratch;
+        out.append_command(std::initializer_list<std::string_view>{"SET", as_view(e->key), e->value.str(scratch), "KEEPTTL"});
       }
       return;
     case Rule::del_unless_nil:
@@ -96,13 +97,26 @@ void expired_record(std::string_view key, AofBuffer& out) {
   out.append_command(std::initializer_list<std::string_view>{"DEL", key});
 }
 
-void state_record(const Entry& entry, AofBuffer& out) {
-  if (entry.expire_at == Entry::no_expiry) {
-    out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), as_view(entry.value)});
+void state_record(const Keyspace& db, const Entry& entry, AofBuffer& out) {
+  const std::int64_t expire_at = db.expire_at(entry);
+  if (const Object* object = entry.value.object()) {
+    // A type's own records (at most 64 elements each, as Redis's rewrite),
+    // then its expiry: the key exists once the first record ran.
+    object->write_records(as_view(entry.key), [&](std::span<const std::string_view> argv) { out.append_command(argv); });
+    if (expire_at != Entry::no_expiry) {
+      std::string at = AofBuffer::number(expire_at);
+      out.append_command(std::initializer_list<std::string_view>{"PEXPIREAT", as_view(entry.key), at});
+    }
     return;
   }
-  std::string at = AofBuffer::number(entry.expire_at);
-  out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), as_view(entry.value), "PXAT", at});
+  Value::Scratch scratch;
+  const std::string_view value = entry.value.str(scratch);
+  if (expire_at == Entry::no_expiry) {
+    out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), value});
+    return;
+  }
+  std::string at = AofBuffer::number(expire_at);
+  out.append_command(std::initializer_list<std::string_view>{"SET", as_view(entry.key), value, "PXAT", at});
 }
 
 }  // namespace duet::kv

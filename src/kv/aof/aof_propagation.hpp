@@ -29,7 +29,8 @@ namespace duet::kv {
 
 void translate_write(const Command& cmd, CommandContext& ctx, std::string_view reply, AofBuffer& out);
 void expired_record(std::string_view key, AofBuffer& out);
-// SET key value [PXAT t]: how a key's current state is written (rewrite, MOD, ...).
-void state_record(const Entry& entry, AofBuffer& out);
+// How a key's current state is written (rewrite, MOD, ...): SET key value
+// [PXAT t] for a string, the type's own records and PEXPIREAT for the others.
+void state_record(const Keyspace& db, const Entry& entry, AofBuffer& out);
 
 }  // namespace duet::kv

@@ -134,9 +134,10 @@ void AofRewriter::slice() {
 }
 
 void AofRewriter::dump(int db, const Entry& entry) {
-  if (entry.expire_at != Entry::no_expiry && entry.expire_at < state_.now_ms()) return;  // gone already
+  const Keyspace& keys = state_.store().db(db);
+  if (entry.has_expiry && keys.expire_at(entry) < state_.now_ms()) return;  // gone already
   staged_.clear();
-  state_record(entry, staged_);
+  state_record(keys, entry, staged_);
   snapshot_.append_records(db, staged_.bytes());
 }
 

@@ -29,11 +29,12 @@ class RewriteJob final : public ShardJob {
     AofBuffer records;
     AofBuffer one;
     for (int db = 0; db < Store::db_count; ++db) {
-      shard.state().store().db(db).scan(0, SIZE_MAX, 0, [&](const Entry& e) {
+      Keyspace& keys = shard.state().store().db(db);
+      keys.scan(0, SIZE_MAX, 0, [&](const Entry& e) {
         // gone already, at the job's one instant: one snapshot of every shard
-        if (e.expire_at != Entry::no_expiry && e.expire_at < now()) return;
+        if (e.has_expiry && keys.expire_at(e) < now()) return;
         one.clear();
-        state_record(e, one);
+        state_record(keys, e, one);
         records.append_records(db, one.bytes());
       });
     }

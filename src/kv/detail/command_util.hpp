@@ -42,6 +42,14 @@ inline constexpr std::string_view err_wrongtype = "WRONGTYPE Operation against a
   return false;
 }
 
+// Redis's checkType: true when `e` is absent or holds `type`; otherwise
+// replies WRONGTYPE and returns false.
+[[nodiscard]] inline bool check_type(CommandContext& ctx, const Entry* e, ValueType type) {
+  if (e == nullptr || e->value.type() == type) return true;
+  ctx.reply.error(err_wrongtype);
+  return false;
+}
+
 inline void wrong_arity(CommandContext& ctx, std::string_view full_name) {
   std::string message = "ERR wrong number of arguments for '";
   message.append(full_name).append("' command");

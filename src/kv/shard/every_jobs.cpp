@@ -162,7 +162,7 @@ RandomKeyJob::RandomKeyJob(KvShard& origin, int db, std::size_t shards)
 void RandomKeyJob::run_part(KvShard& shard, Part& part) {
   Keyspace& keys = shard.state().store().db(db());
   sizes_[shard.index()] = keys.size();
-  if (Entry* e = keys.random(now(), shard.state().store().next_random())) part.reply.assign(e->key.data(), e->key.size());
+  if (Entry* e = keys.random(now(), shard.state().store().next_random())) part.reply.assign(e->key.view());
 }
 
 // Shard s is picked with probability size(s) / total, so every key is as

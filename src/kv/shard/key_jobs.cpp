@@ -10,6 +10,7 @@
 #include "kv/reply.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/reply_reader.hpp"
+#include "kv/value/value_records.hpp"
 
 namespace duet::kv {
 namespace {
@@ -107,8 +108,8 @@ void RenameJob::run_part(KvShard& shard, Part& part) {
   if (part.shard == from_shard_) {
     if (Entry* e = keys.find(from_, now())) {
       found_ = true;
-      value_.assign(e->value.data(), e->value.size());
-      expire_at_ = e->expire_at;
+      records_ = ValueRecords::encode(e->value, to_);  // built again there: no memory crosses shards
+      expire_at_ = keys.expire_at(*e);
     }
   } else {
     target_exists_ = keys.find(to_, now()) != nullptr;  // expired: deleted and logged now, before the job's record
@@ -132,10 +133,10 @@ bool RenameJob::decide() {
 void RenameJob::apply_part(KvShard& shard, Part& part) {
   Keyspace& keys = shard.state().store().db(db());
   if (part.shard == to_shard_) {
-    bool created = false;
-    Entry& e = keys.upsert(to_, now(), created);
-    e.value.assign(value_.data(), value_.size());
-    keys.set_expire(e, expire_at_);
+    keys.erase(to_, now());
+    ValueRecords::replay(shard.state(), db(), records_, now());
+    Entry* e = keys.find(to_, now());
+    keys.set_expire(*e, expire_at_);
     ++shard.state().stats().commands_processed;  // the RENAME, once
   } else {
     keys.erase(from_, now());

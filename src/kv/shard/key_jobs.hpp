@@ -68,7 +68,7 @@ class RenameJob final : public ShardJob {
   std::size_t from_shard_, to_shard_;
   bool found_ = false;
   bool target_exists_ = false;
-  std::string value_;
+  std::string records_;  // the source's value as ValueRecords, under the destination key
   std::int64_t expire_at_ = Entry::no_expiry;
   std::string reply_;
 };

@@ -73,8 +73,8 @@ void copy_keys(LoopMessage* msg) noexcept {
       if (key_shard(as_view(e.key), cluster.size()) != c.shard) return;
       bool created = false;
       Entry& mine = target.db(db).upsert(as_view(e.key), 0, created);
-      mine.value.assign(e.value.data(), e.value.size());
-      target.db(db).set_expire(mine, e.expire_at);
+      mine.value = e.value.clone();  // allocated here, on the shard that will free it
+      target.db(db).set_expire(mine, source.db(db).expire_at(e));
     });
   }
   c.run_ = &copied;
