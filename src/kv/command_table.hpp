@@ -45,8 +45,12 @@ struct CommandContext {
   std::span<const std::string_view> argv;
   Reply reply;
   std::int64_t now;
+  // A command whose keys live on several shards runs whole on a store of
+  // copies (kv/shard/gather_job.hpp); handlers reach the keys through store().
+  Store* scratch = nullptr;
 
-  [[nodiscard]] Keyspace& db() noexcept { return server.store().db(client.db); }
+  [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
+  [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }
 };
 
 using CommandHandler = void (*)(CommandContext&);
@@ -62,6 +66,8 @@ enum class ShardRoute : std::uint8_t {
   scan,        // one shard, named by the cursor
   rename,      // two keys that may live on two shards
   msetnx,      // all or nothing over every shard of its keys
+  gather,      // keys read and written together (SMOVE, LMOVE, SINTERSTORE, COPY ...): their
+               // values are brought to one shard, the command runs there whole, changes go back
 };
 
 struct Command {
@@ -75,6 +81,9 @@ struct Command {
   std::string_view group;     // COMMAND DOCS
   std::string_view summary;
   ShardRoute route = ShardRoute::derived;
+  // > 0: the argument that holds the number of keys, which follow it
+  // (SINTERCARD, LMPOP: 1); first_key/last_key are then not used for routing.
+  int numkeys_at = 0;
 };
 
 [[nodiscard]] const Command* find_command(std::string_view name) noexcept;
@@ -95,5 +104,6 @@ std::span<const Command> list_commands() noexcept;    // commands_list.cpp
 std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
+std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
 
 }  // namespace duet::kv

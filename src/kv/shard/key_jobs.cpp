@@ -134,7 +134,7 @@ void RenameJob::apply_part(KvShard& shard, Part& part) {
   Keyspace& keys = shard.state().store().db(db());
   if (part.shard == to_shard_) {
     keys.erase(to_, now());
-    ValueRecords::replay(shard.state(), db(), records_, now());
+    ValueRecords::replay(shard.state(), shard.state().store(), db(), records_, now());
     Entry* e = keys.find(to_, now());
     keys.set_expire(*e, expire_at_);
     ++shard.state().stats().commands_processed;  // the RENAME, once

@@ -13,6 +13,7 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/shard/every_jobs.hpp"
+#include "kv/shard/gather_job.hpp"
 #include "kv/shard/key_jobs.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -113,6 +114,64 @@ std::unique_ptr<ShardJob> split_keys(KvShard& origin, const Command& cmd, std::s
   return job;
 }
 
+// COPY's DB option, as copyCommand reads it; false when it is malformed (the
+// handler then answers the error wherever it runs).
+bool copy_target_db(std::span<const std::string_view> argv, int& db) {
+  for (std::size_t j = 3; j + 1 < argv.size(); ++j) {
+    if (!equals_ci(argv[j], "db")) continue;
+    std::int64_t n = 0;
+    if (!detail::parse_i64(argv[j + 1], n) || n < 0 || n >= Store::db_count) return false;
+    db = static_cast<int>(n);
+    ++j;
+  }
+  return true;
+}
+
+// The keys of a gather command, each with its database; false when the
+// command is malformed (a bad numkeys, a bad DB): it then runs whole where it
+// is, and its handler answers the error before it touches a key.
+bool gather_keys(const Command& cmd, std::span<const std::string_view> argv, int db,
+                 std::vector<GatherJob::Key>& keys) {
+  std::size_t first = 0;
+  std::size_t end = 0;
+  std::size_t step = 1;
+  if (cmd.numkeys_at > 0) {
+    const auto at = static_cast<std::size_t>(cmd.numkeys_at);
+    std::int64_t n = 0;
+    if (argv.size() <= at || !detail::parse_i64(argv[at], n) || n < 1 ||
+        static_cast<std::uint64_t>(n) > argv.size() - at - 1) {
+      return false;
+    }
+    first = at + 1;
+    end = first + static_cast<std::size_t>(n);
+  } else {
+    const KeyRange range = key_range(cmd, argv.size());
+    first = range.first;
+    end = range.end;
+    step = range.step;
+  }
+  int second_db = db;
+  if (cmd.name == "copy" && !copy_target_db(argv, second_db)) return false;
+  for (std::size_t i = first; i < end; i += step) {
+    keys.push_back({keys.empty() ? db : (cmd.name == "copy" ? second_db : db), std::string(argv[i]), 0});
+  }
+  return !keys.empty();
+}
+
+std::unique_ptr<ShardJob> gather(KvShard& origin, const Command& cmd, std::span<const std::string_view> argv, int db,
+                                 std::size_t& single) {
+  std::vector<GatherJob::Key> keys;
+  if (!gather_keys(cmd, argv, db, keys)) return nullptr;
+  bool spread = false;
+  for (GatherJob::Key& k : keys) {
+    k.shard = key_shard(k.name, origin.count());
+    spread = spread || k.shard != keys.front().shard;
+  }
+  single = keys.front().shard;
+  if (!spread) return nullptr;
+  return std::make_unique<GatherJob>(origin, db, std::move(keys), argv, reads_only(cmd));
+}
+
 // parseScanCursorOrReply's rules (commands_keyspace.cpp): false on a cursor
 // the handler would refuse, which then runs here and says so.
 bool scan_cursor(std::string_view text, std::uint64_t& cursor) {
@@ -181,6 +240,8 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
       return std::make_unique<RenameJob>(origin, db, cmd.name == "renamenx", std::string(argv[1]),
                                          std::string(argv[2]), from, to);
     }
+    case ShardRoute::gather:
+      return gather(origin, cmd, argv, db, single);
     case ShardRoute::scan: {
       std::uint64_t cursor = 0;
       if (!scan_cursor(argv[1], cursor)) return nullptr;
@@ -189,6 +250,10 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
     case ShardRoute::every:
       return every_shard(origin, cmd, argv, db);
     case ShardRoute::subcommand:
+      if ((cmd.name == "object" || cmd.name == "memory") && argv.size() >= 3) {  // OBJECT ENCODING key ...
+        single = key_shard(argv[2], origin.count());
+        return nullptr;
+      }
       return by_subcommand(origin, cmd, argv, db);
   }
   return nullptr;

@@ -43,7 +43,7 @@ std::string ValueRecords::encode(const Value& value, std::string_view key) {
   return out;
 }
 
-void ValueRecords::replay(ServerState& state, int db, std::string_view records, std::int64_t now) {
+void ValueRecords::replay(ServerState& state, Store& store, int db, std::string_view records, std::int64_t now) {
   std::vector<std::string_view> argv;
   ClientInfo client;
   client.authenticated = true;
@@ -57,7 +57,7 @@ void ValueRecords::replay(ServerState& state, int db, std::string_view records, 
       records.remove_prefix(n);
     }
     unused.clear();
-    CommandContext ctx{state, client, argv, Reply(unused), now};
+    CommandContext ctx{state, client, argv, Reply(unused), now, &store};
     find_command(argv[0])->handler(ctx);  // our own records: known commands, valid arguments
   }
 }

@@ -7,16 +7,17 @@
 //   (RPUSH/HSET/SADD/... batches) for an object. The encoding is private to
 //   this file pair (argc, then each argument's length and bytes), read only
 //   by replay().
-// - replay() runs them through the command table on the calling thread's
-//   store (the destination shard's), with no write observer: whoever moves
-//   the value logs what the client sent. The key must be absent.
+// - replay() runs them through the command table on `store` (the
+//   destination shard's, or a job's store of copies) on the calling thread,
+//   with no write observer: whoever moves the value logs what the client
+//   sent. The key must be absent.
 // - Why not hand over the object: its allocations are counted on the thread
 //   that made them (counting_allocator.hpp); freed on another they would
 //   leave one shard's INFO memory too high for good, and glibc frees another
 //   thread's memory through that arena's lock.
 //
 //   std::string records = ValueRecords::encode(entry.value, "dest");  // source shard
-//   ValueRecords::replay(state, db, records, now);                     // destination shard
+//   ValueRecords::replay(state, state.store(), db, records, now);      // destination shard
 #pragma once
 
 #include <cstdint>
@@ -30,7 +31,7 @@ namespace duet::kv {
 
 struct ValueRecords {
   [[nodiscard]] static std::string encode(const Value& value, std::string_view key);
-  static void replay(ServerState& state, int db, std::string_view records, std::int64_t now);
+  static void replay(ServerState& state, Store& store, int db, std::string_view records, std::int64_t now);
 };
 
 }  // namespace duet::kv
