@@ -250,3 +250,25 @@ TEST_CASE("a RENAME across shards keeps the source's expiry, one that ends this 
   kvtest::settle(fake, {&client});
   CHECK(client.take() == "+OK\r\n+OK\r\n$1\r\nv\r\n:0\r\n:0\r\n");
 }
+
+// GatherJob: the command runs whole over copies of both keys on the origin,
+// and only the changed destination goes back to its shard.
+TEST_CASE("a COPY across shards copies the value and its expiry, and REPLACE and DB apply as on one shard",
+          "[kv][shard][atomic]") {
+  FakeShards fake(2);
+  const std::string x = fake.key_on(0, "x");
+  const std::string y = fake.key_on(1, "y");
+  for (std::size_t origin = 0; origin < 2; ++origin) {
+    ShardClient client(fake, origin);
+    client.send(resp({"FLUSHALL"}) + resp({"SET", x, "v", "PXAT", std::to_string(fake.now + 60'000)}) +
+                resp({"SET", y, "old"}));
+    kvtest::settle(fake, {&client});
+    client.take();
+    client.send(resp({"COPY", x, y}) + resp({"COPY", x, y, "REPLACE"}) + resp({"GET", y}) + resp({"PTTL", y}) +
+                resp({"GET", x}) + resp({"COPY", x, y, "DB", "3"}) + resp({"SELECT", "3"}) + resp({"GET", y}) +
+                resp({"SELECT", "0"}));
+    kvtest::settle(fake, {&client});
+    INFO("from shard " << origin);
+    CHECK(client.take() == ":0\r\n:1\r\n$1\r\nv\r\n:60000\r\n$1\r\nv\r\n:1\r\n+OK\r\n$1\r\nv\r\n+OK\r\n");
+  }
+}
