@@ -18,22 +18,27 @@ std::uint32_t Keyspace::allocate_slot() {
 }
 
 Entry& Keyspace::upsert(std::string_view key, std::int64_t now, bool& created) {
-  const std::size_t hash = detail::key_hash(key);  // once, for the lookup and the insert
-  if (Entry* e = find(key, hash, now)) {
+  const Hashed hashed{key, detail::key_hash(key)};  // hashed once, found or placed in one probe
+  for (;;) {
     created = false;
-    return *e;
+    const std::uint32_t s = *index_.lazy_emplace(hashed, [&](const auto& construct) {
+      created = true;
+      const std::uint32_t fresh = allocate_slot();
+      Entry& e = slot(fresh);
+      e.key.assign(key);
+      e.value.reset();
+      e.slot = fresh;
+      e.live = 1;
+      e.has_expiry = 0;
+      construct(fresh);
+    });
+    Entry& e = slot(s);
+    if (created || !expired(e, now)) {
+      e.lru = Entry::lru_clock(now);
+      return e;
+    }
+    expire_entry(e);  // an expired key is a new one: gone (and logged) first
   }
-  created = true;
-  std::uint32_t s = allocate_slot();
-  Entry& e = slot(s);
-  e.key.assign(key);
-  e.value.reset();
-  e.slot = s;
-  e.lru = Entry::lru_clock(now);
-  e.live = 1;
-  e.has_expiry = 0;
-  index_.insert(s);  // hashes the new key again: abseil's insert takes no hash
-  return e;
 }
 
 // Three passes over at most 16 keys, each starting the loads the next needs,

@@ -135,6 +135,12 @@ class Keyspace {
     std::size_t hash;
     std::uint32_t* candidate;
   };
+  // A key with its hash already computed: upsert's one probe (lazy_emplace)
+  // hashes nothing again.
+  struct Hashed {
+    std::string_view key;
+    std::size_t hash;
+  };
   // An entry does not cache its hash (8 bytes a key): a rehash reads the key
   // again, as Redis's does, and lookups compare abseil's 7-bit tags first.
   struct SlotHash {
@@ -143,6 +149,7 @@ class Keyspace {
     std::size_t operator()(std::uint32_t slot) const noexcept { return detail::key_hash(owner->slot(slot).key.view()); }
     std::size_t operator()(std::string_view key) const noexcept { return detail::key_hash(key); }
     std::size_t operator()(const Probe& probe) const noexcept { return probe.hash; }
+    std::size_t operator()(const Hashed& h) const noexcept { return h.hash; }
   };
   struct SlotEq {
     using is_transparent = void;
@@ -159,6 +166,8 @@ class Keyspace {
       return true;
     }
     bool operator()(const Probe& probe, std::uint32_t b) const noexcept { return (*this)(b, probe); }
+    bool operator()(std::uint32_t a, const Hashed& h) const noexcept { return (*this)(a, h.key); }
+    bool operator()(const Hashed& h, std::uint32_t b) const noexcept { return (*this)(h.key, b); }
   };
 
   Entry& slot(std::uint32_t i) noexcept { return chunks_[i >> chunk_bits][i & (chunk_size - 1)]; }
