@@ -2,6 +2,7 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace duet::kv {
@@ -97,5 +98,14 @@ const Command* find_command(std::string_view name) noexcept {
 }
 
 std::span<const Command* const> all_commands() noexcept { return table().list; }
+
+void CommandContext::log_instead(std::span<const std::string_view> command) {
+  log_replaced = true;
+  if (command.empty()) return;
+  logged_instead.append("*").append(std::to_string(command.size())).append("\r\n");
+  for (std::string_view arg : command) {
+    logged_instead.append("$").append(std::to_string(arg.size())).append("\r\n").append(arg).append("\r\n");
+  }
+}
 
 }  // namespace duet::kv

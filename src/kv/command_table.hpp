@@ -14,6 +14,8 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
+#include <string>
 #include <span>
 #include <string_view>
 
@@ -49,8 +51,20 @@ struct CommandContext {
   // copies (kv/shard/gather_job.hpp); handlers reach the keys through store().
   Store* scratch = nullptr;
 
+  // A write that the command as sent would not replay to the same data
+  // (SPOP's random members, HINCRBYFLOAT's float text) says what it did
+  // instead: each log_instead() stages one command, RESP-encoded, and the AOF
+  // writes these in place of the one sent (Redis's alsoPropagate). A handler
+  // that calls log_instead(std::span<const std::string_view>{}) once logs nothing.
+  std::string logged_instead{};
+  bool log_replaced = false;
+
   [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
   [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }
+  void log_instead(std::span<const std::string_view> command);
+  void log_instead(std::initializer_list<std::string_view> command) {
+    log_instead(std::span<const std::string_view>(command.begin(), command.size()));
+  }
 };
 
 using CommandHandler = void (*)(CommandContext&);

@@ -65,6 +65,18 @@ std::string set_number(ServerConfig& c, std::string_view v) {
   return why;
 }
 
+// A signed integer parameter (list-max-listpack-size takes negative sizes).
+template <auto Field, std::int64_t Lo, std::int64_t Hi>
+std::string set_signed(ServerConfig& c, std::string_view v) {
+  std::int64_t n = 0;
+  if (!parse_i64(v, n)) return "argument couldn't be parsed into an integer";
+  if (n < Lo || n > Hi) {
+    return "argument must be between " + std::to_string(Lo) + " and " + std::to_string(Hi) + " inclusive";
+  }
+  c.*Field = static_cast<std::remove_reference_t<decltype(c.*Field)>>(n);
+  return {};
+}
+
 // updateHZ: hz is a hint; out-of-range values are accepted and capped.
 std::string set_hz(ServerConfig& c, std::string_view v) {
   std::string why = set_number<&ServerConfig::hz, Unit::integer, 0, INT32_MAX>(c, v);
@@ -186,6 +198,29 @@ constexpr Param params[] = {
     {"auto-aof-rewrite-min-size", get_number<&C::auto_aof_rewrite_min_size>,
      set_number<&C::auto_aof_rewrite_min_size, Unit::memory, 0, long_max>},
     {"client-output-buffer-limit", get_output_limits, set_output_limits},
+    // The types' encoding thresholds; the *-ziplist-* names are Redis's aliases.
+    {"list-max-listpack-size", get_number<&C::list_max_listpack_size>,
+     set_signed<&C::list_max_listpack_size, INT32_MIN, INT32_MAX>},
+    {"list-max-ziplist-size", get_number<&C::list_max_listpack_size>,
+     set_signed<&C::list_max_listpack_size, INT32_MIN, INT32_MAX>},
+    {"hash-max-listpack-entries", get_number<&C::hash_max_listpack_entries>,
+     set_number<&C::hash_max_listpack_entries, Unit::integer, 0, long_max>},
+    {"hash-max-ziplist-entries", get_number<&C::hash_max_listpack_entries>,
+     set_number<&C::hash_max_listpack_entries, Unit::integer, 0, long_max>},
+    {"hash-max-listpack-value", get_number<&C::hash_max_listpack_value>,
+     set_number<&C::hash_max_listpack_value, Unit::integer, 0, long_max>},
+    {"hash-max-ziplist-value", get_number<&C::hash_max_listpack_value>,
+     set_number<&C::hash_max_listpack_value, Unit::integer, 0, long_max>},
+    {"set-max-intset-entries", get_number<&C::set_max_intset_entries>,
+     set_number<&C::set_max_intset_entries, Unit::integer, 0, long_max>},
+    {"zset-max-listpack-entries", get_number<&C::zset_max_listpack_entries>,
+     set_number<&C::zset_max_listpack_entries, Unit::integer, 0, long_max>},
+    {"zset-max-ziplist-entries", get_number<&C::zset_max_listpack_entries>,
+     set_number<&C::zset_max_listpack_entries, Unit::integer, 0, long_max>},
+    {"zset-max-listpack-value", get_number<&C::zset_max_listpack_value>,
+     set_number<&C::zset_max_listpack_value, Unit::integer, 0, long_max>},
+    {"zset-max-ziplist-value", get_number<&C::zset_max_listpack_value>,
+     set_number<&C::zset_max_listpack_value, Unit::integer, 0, long_max>},
 };
 
 const Param* find_param(std::string_view name) {

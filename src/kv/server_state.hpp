@@ -65,6 +65,16 @@ struct ServerConfig {
   OutputLimit normal_limit{};
   OutputLimit replica_limit{256ull * 1024 * 1024, 64ull * 1024 * 1024, 60};
   OutputLimit pubsub_limit{32ull * 1024 * 1024, 8ull * 1024 * 1024, 60};
+  // The types' encoding thresholds (Redis 7.0's names and defaults): a value
+  // stays in its compact encoding while within them and converts beyond.
+  // list-max-listpack-size: > 0 caps a list node's entries, -1..-5 its bytes
+  // at 4/8/16/32/64 KiB.
+  int list_max_listpack_size = -2;
+  std::int64_t hash_max_listpack_entries = 512;
+  std::int64_t hash_max_listpack_value = 64;
+  std::int64_t set_max_intset_entries = 512;
+  std::int64_t zset_max_listpack_entries = 128;
+  std::int64_t zset_max_listpack_value = 64;
 };
 
 struct ServerStats {
