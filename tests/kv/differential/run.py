@@ -1,0 +1,205 @@
+#!/usr/bin/env python3
+"""The differential test: every script in this folder runs against Debian's
+redis-server and against duet-kv (both voices, one and two shards), in RESP2
+and in RESP3, and every reply must be the same bytes; after each script the
+keyspace (every key's type, value and whether it has a TTL) must be the same.
+
+Usage: run.py [--only MODULE] [--resp 2|3]
+The servers come from the environment (meson test sets them):
+  DUET_KV_STACKLESS, DUET_KV_STACKFUL  the executables; REDIS_SERVER (default: redis-server on PATH).
+
+A script module (lists.py, hashes.py, ...) defines SCRIPTS: a list of scripts,
+each a list of steps run in order on one connection after FLUSHALL. A step is
+a command (a list of strings) or a pair (mode, command) where mode says how a
+reply whose order is unspecified compares:
+  "unordered"  the top-level elements of an aggregate as a multiset
+  "pairs"      a map or flat key/value array as a multiset of pairs
+  "length"     only the reply's type and element count (random picks)
+  "skip"       not compared (the command still runs)
+A module may also define RESP2_ONLY = True (its replies have no RESP3 form worth checking).
+"""
+import importlib.util
+import os
+import pathlib
+import shutil
+import socket
+import subprocess
+import sys
+import time
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def encode(args):
+    out = b"*%d\r\n" % len(args)
+    for a in args:
+        a = a.encode("latin1") if isinstance(a, str) else a
+        out += b"$%d\r\n%s\r\n" % (len(a), a)
+    return out
+
+
+class Reader:
+    """Reads one RESP2/RESP3 reply as (raw bytes, parts): parts are the raw
+    bytes of the top-level elements of an aggregate (for the unordered modes)."""
+
+    AGGREGATES = {b"*": 1, b"~": 1, b">": 1, b"%": 2, b"|": 2}
+
+    def __init__(self, sock):
+        self.f = sock.makefile("rb")
+
+    def reply(self):
+        line = self.f.readline()
+        if not line:
+            return b"<closed>", []
+        kind = line[:1]
+        if kind in (b"$", b"=", b"!"):
+            n = int(line[1:])
+            return (line if n < 0 else line + self.f.read(n + 2)), []
+        if kind in self.AGGREGATES:
+            n = int(line[1:])
+            if n < 0:
+                return line, []
+            parts = [self.reply()[0] for _ in range(n * self.AGGREGATES[kind])]
+            if kind == b"|":  # an attribute precedes the real reply
+                raw, inner = self.reply()
+                return line + b"".join(parts) + raw, inner
+            return line + b"".join(parts), parts
+        return line, []
+
+
+def normalise(mode, raw, parts):
+    if mode == "unordered":
+        return raw[:raw.index(b"\r\n")], sorted(parts)
+    if mode == "pairs":
+        return raw[:raw.index(b"\r\n")], sorted(zip(parts[0::2], parts[1::2]))
+    if mode == "length":
+        return raw[:raw.index(b"\r\n")], len(parts)
+    if mode == "skip":
+        return None
+    return raw
+
+
+class Connection:
+    def __init__(self, port, proto):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+        self.reader = Reader(self.sock)
+        if proto == 3:
+            self.call(["HELLO", "3"])
+
+    def call(self, args):
+        self.sock.sendall(encode(args))
+        return self.reader.reply()
+
+    def close(self):
+        self.sock.close()
+
+
+def dump_keyspace(conn):
+    """Every key of every database with its type, TTL-or-not and value, in a
+    form that does not depend on hash order."""
+    out = []
+    for db in range(16):
+        conn.call(["SELECT", str(db)])
+        raw, keys = conn.call(["KEYS", "*"])
+        for key in sorted(keys):
+            name = key.split(b"\r\n")[1].decode("latin1")
+            kind = conn.call(["TYPE", name])[0]
+            ttl = conn.call(["PTTL", name])[0] != b":-1\r\n"
+            value = {
+                b"+string\r\n": lambda: conn.call(["GET", name])[0],
+                b"+list\r\n": lambda: conn.call(["LRANGE", name, "0", "-1"])[0],
+                b"+hash\r\n": lambda: sorted(normalise("pairs", *conn.call(["HGETALL", name]))[1]),
+                b"+set\r\n": lambda: sorted(conn.call(["SMEMBERS", name])[1]),
+                b"+zset\r\n": lambda: conn.call(["ZRANGE", name, "0", "-1", "WITHSCORES"])[0],
+            }.get(kind, lambda: b"?")()
+            out.append((db, key, kind, ttl, value))
+    conn.call(["SELECT", "0"])
+    return out
+
+
+def run_script(port, proto, script):
+    conn = Connection(port, proto)
+    conn.call(["FLUSHALL"])
+    replies = []
+    for step in script:
+        mode, cmd = step if isinstance(step, tuple) else (None, step)
+        replies.append(normalise(mode, *conn.call(cmd)))
+    replies.append(("keyspace", dump_keyspace(conn)))
+    conn.close()
+    return replies
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start(argv, port):
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc
+        except OSError:
+            if proc.poll() is not None:
+                break
+            time.sleep(0.05)
+    proc.kill()
+    raise SystemExit("could not start %s" % argv)
+
+
+def load_modules(only):
+    for path in sorted(HERE.glob("*.py")):
+        if path.name == "run.py" or (only and path.stem != only):
+            continue
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        yield path.stem, module
+
+
+def main():
+    only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
+    protos = [int(sys.argv[sys.argv.index("--resp") + 1])] if "--resp" in sys.argv else [2, 3]
+    redis = os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
+    if not redis:
+        raise SystemExit("redis-server not found (./dev.sh deps installs it)")
+    servers = []
+    rport = free_port()
+    servers.append(start([redis, "--port", str(rport), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"], rport))
+    duets = []
+    for name, env, extra in [("stackless", "DUET_KV_STACKLESS", []),
+                             ("stackful/epoll", "DUET_KV_STACKFUL", ["--backend", "epoll"]),
+                             ("stackless/threads=2", "DUET_KV_STACKLESS", ["--threads", "2"])]:
+        port = free_port()
+        servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
+        duets.append((name, port))
+    bad = checked = 0
+    try:
+        for module_name, module in load_modules(only):
+            for proto in protos:
+                if proto == 3 and getattr(module, "RESP2_ONLY", False):
+                    continue
+                for index, script in enumerate(module.SCRIPTS):
+                    want = run_script(rport, proto, script)
+                    for name, port in duets:
+                        got = run_script(port, proto, script)
+                        steps = list(script) + [("keyspace", ["<keyspace after>"])]
+                        for step, x, y in zip(steps, want, got):
+                            checked += 1
+                            if x != y:
+                                bad += 1
+                                print("DIFF %s script %d RESP%d %s %r\n  redis: %.400r\n  duet:  %.400r"
+                                      % (module_name, index, proto, name, step, x, y))
+    finally:
+        for proc in servers:
+            proc.kill()
+            proc.wait()
+    print("%d passed, %d failed" % (checked - bad, bad))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
