@@ -31,6 +31,7 @@ struct ClientInfo {
   std::string name;
   int fd = -1;  // the socket (-1 in tests); ServerState::socket_name gives its addresses
   int db = 0;
+  int resp = 2;  // the protocol, 2 or 3 (HELLO); Reply writes in it
   bool authenticated = false;
   bool close_after_reply = false;
   std::int64_t created_ms = 0;

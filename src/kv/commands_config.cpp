@@ -252,7 +252,7 @@ void config_get(CommandContext& ctx) {
       if (glob_match(arg, p.name, true)) add(p.name, &p);
     }
   }
-  ctx.reply.array(found.size() * 2);
+  ctx.reply.map(found.size());
   for (const auto& [spelling, p] : found) {
     ctx.reply.bulk(spelling);
     ctx.reply.bulk(p->get(ctx.server.config()));

@@ -19,7 +19,7 @@ bool subscribed(const ClientInfo& c) noexcept { return c.subscriber != nullptr &
 // In a RESP2 subscribed context PING answers like a push: [pong, arg or ""].
 void ping(CommandContext& ctx) {
   if (ctx.argv.size() > 2) return detail::wrong_arity(ctx, "ping");
-  if (subscribed(ctx.client)) {
+  if (subscribed(ctx.client) && ctx.client.resp == 2) {  // RESP3 needs no special form
     ctx.reply.array(2);
     ctx.reply.bulk("pong");
     return ctx.reply.bulk(ctx.argv.size() == 2 ? ctx.argv[1] : "");
@@ -41,6 +41,7 @@ void quit(CommandContext& ctx) {
 void reset(CommandContext& ctx) {
   ClientInfo& c = ctx.client;
   c.db = 0;
+  c.resp = 2;
   c.authenticated = false;
   c.name.clear();
   if (c.subscriber != nullptr) c.subscriber->unsubscribe_all();
@@ -73,13 +74,13 @@ void auth(CommandContext& ctx) {
 }
 
 void hello_reply(CommandContext& ctx) {
-  ctx.reply.array(14);
+  ctx.reply.map(7);
   ctx.reply.bulk("server");
   ctx.reply.bulk("redis");
   ctx.reply.bulk("version");
   ctx.reply.bulk("7.0.0");
   ctx.reply.bulk("proto");
-  ctx.reply.integer(2);
+  ctx.reply.integer(ctx.client.resp);
   ctx.reply.bulk("id");
   ctx.reply.integer(static_cast<std::int64_t>(ctx.client.id));
   ctx.reply.bulk("mode");
@@ -90,15 +91,17 @@ void hello_reply(CommandContext& ctx) {
   ctx.reply.array(0);
 }
 
-// HELLO [protover [AUTH username password] [SETNAME clientname]]; only RESP2.
+// HELLO [protover [AUTH username password] [SETNAME clientname]]: the
+// protocol changes only once every option has been accepted, and the reply
+// is already in the new one (Redis's helloCommand).
 void hello(CommandContext& ctx) {
   auto argv = ctx.argv;
+  std::int64_t version = 0;
   if (argv.size() >= 2) {
-    std::int64_t version = 0;
     if (!detail::parse_i64(argv[1], version)) {
       return ctx.reply.error("ERR Protocol version is not an integer or out of range");
     }
-    if (version != 2) return ctx.reply.error("NOPROTO unsupported protocol version");
+    if (version < 2 || version > 3) return ctx.reply.error("NOPROTO unsupported protocol version");
   }
   std::string_view user, pass, name;
   bool has_auth = false, has_name = false;
@@ -122,6 +125,10 @@ void hello(CommandContext& ctx) {
   }
   if (has_name && !valid_client_name(name)) return ctx.reply.error(err_bad_name);
   if (has_name) ctx.client.name.assign(name);
+  if (version != 0) {
+    ctx.client.resp = static_cast<int>(version);
+    ctx.reply.set_protocol(ctx.client.resp);
+  }
   hello_reply(ctx);
 }
 
@@ -157,7 +164,7 @@ void append_client_line(std::string& out, const ServerState& server, const Clien
          " qbuf-free=0 argv-mem=0 multi-mem=0 obl=" + std::to_string(c.output_buffer) +
          " oll=0 omem=0 tot-mem=0 events=r cmd=";
   detail::append_lower(out, c.last_command);
-  out += " user=default redir=-1 resp=2\n";
+  out += " user=default redir=-1 resp=" + std::to_string(c.resp) + "\n";
 }
 
 bool known_client_type(std::string_view type) noexcept {
@@ -193,7 +200,7 @@ void client_list(CommandContext& ctx) {
   } else {
     ctx.server.clients().for_each(list);
   }
-  ctx.reply.bulk(text);
+  ctx.reply.verbatim(text);
 }
 
 void client(CommandContext& ctx) {
@@ -221,7 +228,7 @@ void client(CommandContext& ctx) {
     if (!need(2, "client|info")) return;
     std::string text;
     append_client_line(text, ctx.server, ctx.client, ctx.now);
-    ctx.reply.bulk(text);
+    ctx.reply.verbatim(text);
   } else {
     detail::unknown_subcommand(ctx, "CLIENT");
   }

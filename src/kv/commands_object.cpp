@@ -19,9 +19,10 @@ constexpr std::string_view err_db_range = "ERR DB index is out of range";
 constexpr std::int64_t shared_integers = 10000;
 constexpr std::int64_t shared_refcount = INT_MAX;
 
+// addReplyHelp: the lines are status replies.
 void reply_lines(CommandContext& ctx, std::span<const std::string_view> lines) {
   ctx.reply.array(lines.size());
-  for (std::string_view line : lines) ctx.reply.bulk(line);
+  for (std::string_view line : lines) ctx.reply.simple(line);
 }
 
 constexpr std::string_view object_help[] = {

@@ -18,7 +18,7 @@ using detail::equals_ci;
 
 void confirm(CommandContext& ctx, std::string_view kind, const std::string_view* name, const Subscriber* s) {
   const bool shard = kind == "ssubscribe" || kind == "sunsubscribe";
-  ctx.reply.array(3);
+  ctx.reply.push(3);  // RESP3: a push frame, as the messages that follow
   ctx.reply.bulk(kind);
   if (name != nullptr) {
     ctx.reply.bulk(*name);
@@ -79,10 +79,23 @@ void sunsubscribe(CommandContext& ctx) {
       [](Subscriber& s, std::string_view c) { s.sunsubscribe(c); });
 }
 
-void publish(CommandContext& ctx) { ctx.reply.integer(ctx.server.pubsub().publish(ctx.server, ctx.argv[1], ctx.argv[2])); }
-void spublish(CommandContext& ctx) {
-  ctx.reply.integer(ctx.server.pubsub().spublish(ctx.server, ctx.argv[1], ctx.argv[2]));
+// A RESP3 client subscribed to what it publishes gets the message before the
+// reply, as from Redis, whose push goes straight into the publisher's buffer:
+// the message is moved from the client's push queue into the reply.
+template <std::int64_t (PubSub::*Publish)(ServerState&, std::string_view, std::string_view)>
+void publish_as(CommandContext& ctx) {
+  Subscriber* self = ctx.client.resp == 3 ? ctx.client.subscriber.get() : nullptr;
+  const std::size_t queued = self != nullptr ? self->queue().size() : 0;
+  const std::int64_t receivers = (ctx.server.pubsub().*Publish)(ctx.server, ctx.argv[1], ctx.argv[2]);
+  if (self != nullptr && self->queue().size() > queued) {
+    ctx.reply.buffer().append(self->queue(), queued);
+    self->queue().resize(queued);
+  }
+  ctx.reply.integer(receivers);
 }
+
+void publish(CommandContext& ctx) { publish_as<&PubSub::publish>(ctx); }
+void spublish(CommandContext& ctx) { publish_as<&PubSub::spublish>(ctx); }
 
 constexpr std::string_view pubsub_help[] = {
     "PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",

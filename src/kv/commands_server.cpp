@@ -109,7 +109,7 @@ void info(CommandContext& ctx) {
     if (!out.empty()) out += "\r\n";
     section.fn(ctx, out);
   }
-  ctx.reply.bulk(out);
+  ctx.reply.verbatim(out);
 }
 
 void shutdown(CommandContext& ctx) {

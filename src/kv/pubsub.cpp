@@ -61,6 +61,12 @@ bool Subscriber::punsubscribe(std::string_view pattern) {
 // the queue.
 void Subscriber::push(std::string_view bytes, ServerState& server, std::int64_t now_ms) {
   const bool was_empty = queue_.empty();
+  if (client_.resp == 3 && !bytes.empty()) {
+    // A message is formatted once, as a RESP2 array, for every receiver; in
+    // RESP3 it is a push frame, whose header differs only in its type byte.
+    queue_.push_back('>');
+    bytes.remove_prefix(1);
+  }
   queue_.append(bytes);
   const OutputLimit& limit = server.config().pubsub_limit;
   const std::uint64_t unsent = client_.output_buffer + queue_.size();

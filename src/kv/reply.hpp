@@ -1,16 +1,25 @@
-// duet::kv::Reply — appends RESP2 replies to one output buffer.
+// duet::kv::Reply — the reply writer: appends RESP2 or RESP3 replies to one
+// output buffer. It owns the protocol: handlers say "a map of n", "a double",
+// "a null", and the writer encodes it in the connection's protocol, RESP3's
+// own types or their RESP2 downgrade exactly as Redis 7.0 writes them
+// (networking.c addReply*): a map is a flat array of 2n, a set an array, a
+// double a bulk string ("%.17g", "inf"), a boolean 1/0, a verbatim string a
+// bulk string without its "txt:" tag, a push an array, and both nulls keep
+// their RESP2 forms ($-1 for a missing value, *-1 for a missing array).
 //
 // Contract
 // - Wraps a std::string the session owns; every call appends one complete
-//   RESP2 value (or an array header whose elements the caller appends next).
+//   value (or an aggregate header whose elements the caller appends next).
+// - The protocol (2 or 3) is the connection's (ClientInfo::resp); HELLO
+//   switches it for its own reply too (set_protocol).
 // - error() takes the message without '-' and CRLF, e.g. "ERR syntax error";
 //   CR and LF inside it become spaces (as Redis's addReplyErrorFormat does), so
 //   a message quoting user input cannot break the protocol.
 // - No allocation beyond growing the buffer; integers are formatted on the stack.
 //   One thread (the session's).
 //
-//   Reply reply(out);
-//   reply.array(2); reply.bulk("a"); reply.integer(42);
+//   Reply reply(out, client.resp);
+//   reply.map(1); reply.bulk("a"); reply.double_value(1.5);  // RESP3: %1 $1 a ,1.5
 #pragma once
 
 #include <charconv>
@@ -25,7 +34,10 @@ namespace duet::kv {
 
 class Reply {
  public:
-  explicit Reply(std::string& out) noexcept : out_(&out) {}
+  explicit Reply(std::string& out, int protocol = 2) noexcept : out_(&out), resp3_(protocol == 3) {}
+
+  [[nodiscard]] int protocol() const noexcept { return resp3_ ? 3 : 2; }
+  void set_protocol(int protocol) noexcept { resp3_ = protocol == 3; }
 
   void simple(std::string_view text) {
     out_->push_back('+');
@@ -53,17 +65,21 @@ class Reply {
     *p++ = '\n';
     out_->append(buf, static_cast<std::size_t>(p - buf));
   }
-  void null() { out_->append("$-1\r\n", 5); }
-  void null_array() { out_->append("*-1\r\n", 5); }
+  void null() { resp3_ ? out_->append("_\r\n", 3) : out_->append("$-1\r\n", 5); }        // addReplyNull
+  void null_array() { resp3_ ? out_->append("_\r\n", 3) : out_->append("*-1\r\n", 5); }  // addReplyNullArray
   void array(std::size_t count) { prefixed('*', static_cast<std::int64_t>(count)); }
-  // RESP3's types, each written in RESP2 as Redis downgrades it. TODO(issue 25,
-  // RESP3): the RESP3 forms; until then every call writes the RESP2 form.
-  void map(std::size_t pairs) { array(2 * pairs); }        // then key, value, key, value...
-  void set(std::size_t count) { array(count); }            // a set reply (SMEMBERS)
-  void push(std::size_t count) { array(count); }           // a pub/sub message
-  void double_value(double value);                         // RESP2: a bulk string, "%.17g"
-  void boolean(bool value) { integer(value ? 1 : 0); }
-  void verbatim(std::string_view text) { bulk(text); }     // RESP3: "=" with "txt:"
+  void map(std::size_t pairs) {  // then key, value, key, value...
+    if (resp3_) return prefixed('%', static_cast<std::int64_t>(pairs));
+    array(2 * pairs);
+  }
+  void set(std::size_t count) { prefixed(resp3_ ? '~' : '*', static_cast<std::int64_t>(count)); }
+  void push(std::size_t count) { prefixed(resp3_ ? '>' : '*', static_cast<std::int64_t>(count)); }
+  void double_value(double value);
+  void boolean(bool value) {
+    if (!resp3_) return integer(value ? 1 : 0);
+    out_->append(value ? "#t\r\n" : "#f\r\n", 4);
+  }
+  void verbatim(std::string_view text);  // RESP3: "=" with the "txt:" format tag
   [[nodiscard]] std::string& buffer() noexcept { return *out_; }
 
  private:
@@ -93,6 +109,7 @@ class Reply {
   }
 
   std::string* out_;
+  bool resp3_;
 };
 
 inline void Reply::error(std::string_view message) {
@@ -105,11 +122,24 @@ inline void Reply::error(std::string_view message) {
   crlf();
 }
 
+// addReplyDouble: "%.17g", infinities spelled out (libc's spelling varies).
 inline void Reply::double_value(double value) {
-  if (std::isinf(value)) return bulk(value > 0 ? "inf" : "-inf");
   char text[64];
-  int n = std::snprintf(text, sizeof(text), "%.17g", value);
-  bulk(std::string_view(text, static_cast<std::size_t>(n)));
+  int n = std::isinf(value) ? std::snprintf(text, sizeof(text), "%s", value > 0 ? "inf" : "-inf")
+                            : std::snprintf(text, sizeof(text), "%.17g", value);
+  std::string_view digits(text, static_cast<std::size_t>(n));
+  if (!resp3_) return bulk(digits);
+  out_->push_back(',');
+  out_->append(digits);
+  crlf();
+}
+
+inline void Reply::verbatim(std::string_view text) {
+  if (!resp3_) return bulk(text);
+  prefixed('=', static_cast<std::int64_t>(text.size() + 4));
+  out_->append("txt:", 4);
+  out_->append(text);
+  crlf();
 }
 
 }  // namespace duet::kv

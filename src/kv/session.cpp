@@ -184,7 +184,7 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     reject_unknown(argv);
     return;
   }
-  CommandContext ctx{server_, client_, argv, Reply(sink()), now};
+  CommandContext ctx{server_, client_, argv, Reply(sink(), client_.resp), now};
   if (!arity_ok(*cmd, argv.size())) {
     detail::wrong_arity(ctx, cmd->name);
     return;
@@ -197,8 +197,8 @@ void Session::execute(std::span<const std::string_view> argv, std::int64_t now) 
     ctx.reply.error("OOM command not allowed when used memory > 'maxmemory'.");
     return;
   }
-  if (client_.subscriber != nullptr && client_.subscriber->subscribed() && (cmd->flags & cmd_subscribed_ok) == 0)
-      [[unlikely]] {
+  if (client_.resp == 2 && client_.subscriber != nullptr && client_.subscriber->subscribed() &&
+      (cmd->flags & cmd_subscribed_ok) == 0) [[unlikely]] {  // RESP3 tells pushes from replies: any command goes
     reject_in_subscribed(argv);
     return;
   }

@@ -106,7 +106,7 @@ TEST_CASE("bad input gets Redis's exact replies and connection behaviour", "[kv]
       {"get\r\n", "-ERR wrong number of arguments for 'get' command\r\n", false},
       {"set k v nx xx\r\n", "-ERR syntax error\r\n", false},
       {"incrby k x\r\n", "-ERR value is not an integer or out of range\r\n", false},
-      {"hello 3\r\n", "-NOPROTO unsupported protocol version\r\n", false},
+      {"hello 4\r\n", "-NOPROTO unsupported protocol version\r\n", false},
       {"*0\r\n*-1\r\n\r\nPING\r\n", "+PONG\r\n", false},
       {"QUIT\r\nPING\r\n", "+OK\r\n", true},
   };

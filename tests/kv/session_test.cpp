@@ -199,9 +199,22 @@ TEST_CASE("AUTH, HELLO and NOAUTH with requirepass", "[kv][session]") {
   CHECK(run(u, {"PING"}) == "+PONG\r\n");
 }
 
-TEST_CASE("HELLO speaks RESP2 only", "[kv][session]") {
+TEST_CASE("HELLO 3 switches the connection to RESP3 and its own reply is already a map", "[kv][session]") {
   Fixture f;
-  CHECK(f.cmd({"HELLO", "3"}) == "-NOPROTO unsupported protocol version\r\n");
+  CHECK(f.cmd({"GET", "nokey"}) == "$-1\r\n");
+  const std::string hello = f.cmd({"HELLO", "3"});
+  CHECK(hello.rfind("%7\r\n$6\r\nserver\r\n$5\r\nredis\r\n", 0) == 0);
+  CHECK(hello.find("$5\r\nproto\r\n:3\r\n") != std::string::npos);
+  CHECK(hello.find("$7\r\nmodules\r\n*0\r\n") != std::string::npos);
+  CHECK(f.cmd({"GET", "nokey"}) == "_\r\n");
+  CHECK(f.cmd({"HELLO"}).find("$5\r\nproto\r\n:3\r\n") != std::string::npos);  // no version: unchanged
+  CHECK(f.cmd({"HELLO", "4"}) == "-NOPROTO unsupported protocol version\r\n");
+  CHECK(f.cmd({"HELLO", "1"}) == "-NOPROTO unsupported protocol version\r\n");
+  CHECK(f.cmd({"HELLO", "2", "SETNAME", "bad name"}).rfind("-ERR", 0) == 0);
+  CHECK(f.cmd({"GET", "nokey"}) == "_\r\n");  // a refused HELLO changes nothing
+  CHECK(f.cmd({"RESET"}) == "+RESET\r\n");
+  CHECK(f.cmd({"GET", "nokey"}) == "$-1\r\n");  // RESET goes back to RESP2
+  CHECK(f.cmd({"HELLO", "2"}).rfind("*14\r\n", 0) == 0);
   CHECK(f.cmd({"HELLO", "abc"}) == "-ERR Protocol version is not an integer or out of range\r\n");
   CHECK(f.cmd({"AUTH", "foo"}) ==
         "-ERR AUTH <password> called without any password configured for the default user. Are you sure your "

@@ -35,7 +35,8 @@ const absl::flat_hash_map<std::string_view, Rule>& rules() {
   return table;
 }
 
-constexpr std::string_view nil_reply = "$-1\r\n";
+// A missing value, as the client's protocol wrote it (RESP2 or RESP3).
+bool is_nil(std::string_view reply) noexcept { return reply == "$-1\r\n" || reply == "_\r\n"; }
 
 bool has_get_option(const CommandContext& ctx) {
   for (std::size_t j = 3; j < ctx.argv.size(); ++j) {
@@ -64,14 +65,14 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
       if (reply != ":0\r\n") out.append_command(ctx.argv);
       return;
     case Rule::key_state:
-      if (reply == nil_reply && !has_get_option(ctx)) return;  // NX/XX/MOD: nothing was set
+      if (is_nil(reply) && !has_get_option(ctx)) return;  // NX/XX/MOD: nothing was set
       if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) state_record(ctx.db(), *e, out);
       return;
     case Rule::expire_state:
       if (reply != ":0\r\n") expire_record(ctx, out, false);
       return;
     case Rule::getex_state:
-      if (ctx.argv.size() > 2 && reply != nil_reply) expire_record(ctx, out, true);
+      if (ctx.argv.size() > 2 && !is_nil(reply)) expire_record(ctx, out, true);
       return;
     case Rule::float_state:
       if (const Entry* e = ctx.db().find(ctx.argv[1], ctx.now)) {
@@ -80,7 +81,7 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
       }
       return;
     case Rule::del_unless_nil:
-      if (reply != nil_reply) out.append_command(std::initializer_list<std::string_view>{"DEL", ctx.argv[1]});
+      if (!is_nil(reply)) out.append_command(std::initializer_list<std::string_view>{"DEL", ctx.argv[1]});
       return;
   }
 }

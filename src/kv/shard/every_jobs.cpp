@@ -32,7 +32,9 @@ EveryJob::EveryJob(KvShard& origin, int db, Merge merge, std::size_t shards, std
 // on two shards is one name. The names themselves are copied here, on the
 // shard's thread, and counted in finish.
 void EveryJob::run_part(KvShard& shard, Part& part) {
-  run_argv(shard, part.argv, part.reply);
+  // Only the origin's reply of Merge::origin goes out as it is written.
+  const bool as_is = merge_ == Merge::origin && shard.index() == origin_shard_;
+  run_argv(shard, part.argv, part.reply, as_is ? resp() : 2);
   if (merge_ == Merge::patterns) {
     names_[shard.index()] = PubSubNames::of(shard.state().pubsub(), true);
   } else if (merge_ == Merge::info && part.reply.find("\r\npubsub_channels:") != std::string::npos) {
@@ -41,7 +43,7 @@ void EveryJob::run_part(KvShard& shard, Part& part) {
 }
 
 void EveryJob::finish(std::string& reply) {
-  Reply out(reply);
+  Reply out(reply, resp());
   const std::string* origin_reply = nullptr;
   const std::string* error = nullptr;
   for (const auto& p : parts()) {
@@ -94,7 +96,7 @@ void EveryJob::finish(std::string& reply) {
       std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
       std::string text;
       for (const auto& line : lines) text.append(line.second);
-      return out.bulk(text);
+      return out.verbatim(text);
     }
     case Merge::info: {
       std::vector<std::string_view> texts;
@@ -105,7 +107,7 @@ void EveryJob::finish(std::string& reply) {
         if (p->shard == origin_shard_) origin = texts.size();
         texts.push_back(bulk && *bulk ? **bulk : std::string_view());
       }
-      return out.bulk(merge_info(texts, origin, distinct_counts(names_)));
+      return out.verbatim(merge_info(texts, origin, distinct_counts(names_)));
     }
     case Merge::killed: {
       std::int64_t total = 0;
@@ -170,7 +172,7 @@ void RandomKeyJob::run_part(KvShard& shard, Part& part) {
 void RandomKeyJob::finish(std::string& reply) {
   std::size_t total = 0;
   for (const auto& p : parts()) total += p->reply.empty() ? 0 : sizes_[p->shard];
-  Reply out(reply);
+  Reply out(reply, resp());
   if (total == 0) return out.null();
   std::size_t pick = origin_.state().store().next_random() % total;
   for (const auto& p : parts()) {
@@ -205,7 +207,7 @@ void ScanJob::finish(std::string& reply) {
   } else {
     cursor = shard_ + 1 < shards_ ? shard_ + 1 : 0;  // on to the next shard's slot 0
   }
-  Reply out(reply);
+  Reply out(reply, resp());
   out.array(2);
   out.bulk(std::to_string(cursor));
   reply.append(inner, at, std::string::npos);  // the keys, as they came

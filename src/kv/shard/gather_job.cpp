@@ -48,7 +48,8 @@ void GatherJob::run_whole() {
   ClientInfo client;
   client.authenticated = true;
   client.db = db();
-  CommandContext ctx{state, client, views, Reply(reply_), now(), copies.get()};
+  client.resp = resp();  // the handler's reply goes to the connection as written
+  CommandContext ctx{state, client, views, Reply(reply_, resp()), now(), copies.get()};
   find_command(views[0])->handler(ctx);
   ++state.stats().commands_processed;
   if (reads_only_) return;

@@ -44,7 +44,7 @@ void SplitJob::finish(std::string& reply) {
     reply = *error;
     return;
   }
-  Reply out(reply);
+  Reply out(reply, resp());
   switch (merge_) {
     case Merge::sum: {
       std::int64_t total = 0;
@@ -65,11 +65,16 @@ void SplitJob::finish(std::string& reply) {
         while (parts()[i]->shard != s.shard) ++i;
         const std::string& r = parts()[i]->reply;
         const std::size_t start = at[i];
-        if (!detail::read_bulk(r, at[i])) {
+        const auto value = detail::read_bulk(r, at[i]);
+        if (!value) {
           reply.assign("-ERR internal error merging MGET\r\n");
           return;
         }
-        reply.append(r, start, at[i] - start);
+        if (*value) {
+          reply.append(r, start, at[i] - start);  // a value's bytes are the same in both protocols
+        } else {
+          out.null();  // RESP2's $-1 from the part, in the connection's protocol
+        }
       }
       return;
     }
@@ -89,7 +94,7 @@ void MsetnxJob::apply_part(KvShard& shard, Part& part) {
   run_argv(shard, sets[part.shard], ignored);
 }
 
-void MsetnxJob::finish(std::string& reply) { Reply(reply).integer(applied_ ? 1 : 0); }
+void MsetnxJob::finish(std::string& reply) { Reply(reply, resp()).integer(applied_ ? 1 : 0); }
 
 RenameJob::RenameJob(KvShard& origin, int db, bool nx, std::string from, std::string to, std::size_t from_shard,
                      std::size_t to_shard)

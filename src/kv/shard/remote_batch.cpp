@@ -37,9 +37,9 @@ void RemoteBatch::recycle(KvShard& from, RemoteBatch* batch) noexcept {
   from.keep_batch(batch);
 }
 
-void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv, int db) {
+void RemoteBatch::add(const Command& cmd, std::span<const std::string_view> argv, int db, int resp) {
   if (!reads_only(cmd)) mode_ = Mode::pass_write;
-  commands_.push_back({&cmd, static_cast<std::uint32_t>(arg_ends_.size()), static_cast<std::uint32_t>(argv.size()), db});
+  commands_.push_back({&cmd, static_cast<std::uint32_t>(arg_ends_.size()), static_cast<std::uint32_t>(argv.size()), db, resp});
   for (std::string_view arg : argv) {
     args_.append(arg);
     arg_ends_.push_back(static_cast<std::uint32_t>(args_.size()));
@@ -94,7 +94,8 @@ void RemoteBatch::run_all(KvShard& shard) {
       start = arg_ends_[a];
     }
     client.db = q.db;
-    CommandContext ctx{state, client, argv, Reply(out_), now};
+    client.resp = q.resp;
+    CommandContext ctx{state, client, argv, Reply(out_, q.resp), now};
     detail::run_command(*q.command, ctx);
     reply_ends_.push_back(static_cast<std::uint32_t>(out_.size()));
   }

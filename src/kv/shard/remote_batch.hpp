@@ -60,7 +60,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   void add_hole() noexcept { ++holes_; }
   [[nodiscard]] bool drop_hole() noexcept { return --holes_ == 0; }
 
-  void add(const Command& cmd, std::span<const std::string_view> argv, int db);
+  void add(const Command& cmd, std::span<const std::string_view> argv, int db, int resp);
   [[nodiscard]] std::size_t size() const noexcept { return commands_.size(); }
   [[nodiscard]] std::size_t target() const noexcept { return to_; }
   void send() noexcept;
@@ -74,6 +74,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
     std::uint32_t first_arg;
     std::uint32_t argc;
     int db;
+    int resp;  // the connection's protocol: the reply goes to it as written
   };
 
   static void arrive(LoopMessage* self) noexcept;

@@ -113,7 +113,7 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   RemoteBatch*& batch = open_[target];
   if (batch == nullptr) batch = RemoteBatch::make(*this, shard_, target);
   const auto index = static_cast<std::uint32_t>(batch->size());
-  batch->add(cmd, argv, client_.db);
+  batch->add(cmd, argv, client_.db, client_.resp);
   ++remote_commands_;
   if (target == shard_.index()) ++own_remote_;
   if (!holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size()) {

@@ -162,7 +162,7 @@ void ShardJob::drop_ref(bool on_origin) noexcept {
 
 void ShardJob::delete_at_origin(LoopMessage* msg) noexcept { delete static_cast<Back&>(*msg).job; }
 
-void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out) const {
+void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int resp) const {
   thread_local std::vector<std::string_view> views;  // kept for its capacity; one job part at a time per thread
   views.clear();
   for (std::size_t i = 0; i < argv.size(); ++i) views.push_back(argv[i]);
@@ -170,7 +170,8 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out) cons
   ClientInfo client;
   client.authenticated = true;
   client.db = db_;
-  CommandContext ctx{shard.state(), client, views, Reply(out), now_};  // not this shard's clock: the job's
+  client.resp = resp;
+  CommandContext ctx{shard.state(), client, views, Reply(out, resp), now_};  // not this shard's clock: the job's
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
   ++shard.state().stats().commands_processed;
 }

@@ -112,6 +112,9 @@ class ShardJob {
   // A write command: what the log gets once the job is done.
   void log_as(const Command& cmd, std::span<const std::string_view> argv);
   void orphan() noexcept { connection_ = nullptr; }
+  // The connection's protocol: finish() writes the reply in it (the parts'
+  // replies, which only the job reads, stay RESP2). Before start().
+  void set_resp(int resp) noexcept { resp_ = resp; }
   // A job that only reads shares its gates with other readers (ShardGate):
   // before start().
   void share_gates() noexcept { shares_ = true; }
@@ -126,9 +129,10 @@ class ShardJob {
 
   // Runs argv as a command on `shard` (as the connection, in its database),
   // appending the reply to `out`.
-  void run_argv(KvShard& shard, const Args& argv, std::string& out) const;
+  void run_argv(KvShard& shard, const Args& argv, std::string& out, int resp = 2) const;
   [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
   [[nodiscard]] int db() const noexcept { return db_; }
+  [[nodiscard]] int resp() const noexcept { return resp_; }
   [[nodiscard]] KvShard& origin() const noexcept { return *origin_; }
   // The job's one clock reading (start()): what every part runs at.
   [[nodiscard]] std::int64_t now() const noexcept { return now_; }
@@ -151,6 +155,7 @@ class ShardJob {
 
   KvShard* origin_;
   int db_;
+  int resp_ = 2;
   std::int64_t now_ = 0;
   ShardDispatch* connection_ = nullptr;
   std::vector<std::unique_ptr<Part>> parts_;

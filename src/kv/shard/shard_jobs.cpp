@@ -265,6 +265,7 @@ std::unique_ptr<ShardJob> plan_job(KvShard& origin, const Command& cmd, std::spa
                                    const ClientInfo& client, std::size_t& single) {
   std::unique_ptr<ShardJob> job = plan(origin, cmd, argv, client, single);
   if (job == nullptr) return job;
+  job->set_resp(client.resp);
   if ((cmd.flags & cmd_write) != 0) job->log_as(cmd, argv);
   if (reads_only(cmd)) job->share_gates();
   return job;
