@@ -14,7 +14,11 @@ PACKAGES=(
   redis-tools redis-server libssl-dev openssl libclang-rt-14-dev valgrind strace util-linux python3
   fio  # bench/file/run.sh runs file_randread beside fio's io_uring engine
   qemu-user g++-aarch64-linux-gnu  # the AArch64 context switch is tested under qemu-user
+  python3-redis  # tests/kv/clients: redis-py, the Python client users run
 )
+# node-redis and ioredis come from npm (tests/kv/clients/package-lock.json);
+# Node.js itself from Debian unless the machine already has node and npm.
+command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
 install_missing() {
   local missing=()
@@ -27,6 +31,14 @@ install_missing() {
   [[ $(id -u) -eq 0 ]] || sudo=(sudo)
   "${sudo[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# The npm clients, as the lock file pins them (again only when it changed).
+install_node_clients() {
+  local dir=tests/kv/clients
+  [[ $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && return
+  echo "dev.sh: installing the Node.js Redis clients (npm ci in $dir)"
+  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
 }
 
 # BUILD_DIR lets a second tree (or the dev.sh test) live beside ./build.
@@ -52,6 +64,7 @@ build() {
 case "${1:-}" in
   deps)  # only the first step of both: install what is missing (CI runs it first)
     install_missing
+    install_node_clients
     ;;
   run)
     install_missing
@@ -61,6 +74,7 @@ case "${1:-}" in
     ;;
   test)
     install_missing
+    install_node_clients
     build
     meson test -C "$BUILD_DIR" --print-errorlogs
     ;;

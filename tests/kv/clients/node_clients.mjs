@@ -1,0 +1,166 @@
+// Everyday calls through the Node.js clients users run — node-redis 6 and
+// ioredis 6, each in RESP2 and RESP3 — against one server (duet-kv or, to
+// check the script itself, redis-server). Usage: node node_clients.mjs PORT
+// Prints one line per step and "N passed, N failed"; exits 1 on a failure.
+import assert from "node:assert/strict";
+import { createClient } from "redis";
+import Redis from "ioredis";
+
+const port = Number(process.argv[2]);
+const deadline = (ms, what) =>
+  new Promise((_, reject) => setTimeout(() => reject(new Error(`${what}: no answer in ${ms} ms`)), ms).unref());
+
+// A map reply may come as a Map, an object or a flat array, by client and protocol.
+function plain(reply) {
+  if (reply instanceof Map) return Object.fromEntries([...reply].map(([k, v]) => [String(k), String(v)]));
+  if (Array.isArray(reply)) {
+    const out = {};
+    for (let i = 0; i + 1 < reply.length; i += 2) out[String(reply[i])] = String(reply[i + 1]);
+    return out;
+  }
+  return Object.fromEntries(Object.entries(reply).map(([k, v]) => [k, String(v)]));
+}
+const sorted = (xs) => [...xs].map(String).sort();
+
+// The same everyday calls through either client: `c` maps our names to its API.
+function steps(c, tag) {
+  const k = (name) => `${tag}:${name}`;
+  return [
+    ["strings", async () => {
+      assert.equal(await c.set(k("s"), "v"), "OK");
+      assert.equal(await c.get(k("s")), "v");
+      assert.equal(await c.get(k("missing")), null);
+      assert.equal(Number(await c.incr(k("n"))), 1);
+      assert.equal(Number(await c.incrBy(k("n"), 41)), 42);
+      assert.deepEqual(await c.mGet([k("s"), k("missing"), k("n")]), ["v", null, "42"]);
+      assert.equal(Number(await c.expire(k("s"), 100)), 1);
+      assert.ok(Number(await c.ttl(k("s"))) > 90);
+      assert.equal(await c.type(k("s")), "string");
+      assert.equal(Number(await c.del([k("s"), k("n")])), 2);
+    }],
+    ["hashes", async () => {
+      assert.equal(Number(await c.hSet(k("h"), { name: "ada", year: "1815" })), 2);
+      assert.equal(await c.hGet(k("h"), "name"), "ada");
+      assert.deepEqual(plain(await c.hGetAll(k("h"))), { name: "ada", year: "1815" });
+      assert.equal(Number(await c.hIncrBy(k("h"), "year", 1)), 1816);
+      assert.equal(Number(await c.hLen(k("h"))), 2);
+      assert.deepEqual(sorted(await c.hKeys(k("h"))), ["name", "year"]);
+      assert.equal(Number(await c.hDel(k("h"), "name")), 1);
+      assert.equal(await c.type(k("h")), "hash");
+      assert.deepEqual(plain(await c.hGetAll(k("nohash"))), {});
+    }],
+    ["lists", async () => {
+      assert.equal(Number(await c.rPush(k("l"), ["a", "b", "c"])), 3);
+      assert.equal(Number(await c.lPush(k("l"), "z")), 4);
+      assert.deepEqual(await c.lRange(k("l"), 0, -1), ["z", "a", "b", "c"]);
+      assert.equal(await c.lPop(k("l")), "z");
+      assert.equal(await c.rPop(k("l")), "c");
+      assert.equal(Number(await c.lLen(k("l"))), 2);
+      assert.equal(await c.lIndex(k("l"), -1), "b");
+      assert.equal(await c.lMove(k("l"), k("l2"), "LEFT", "RIGHT"), "a");
+      assert.deepEqual(await c.lRange(k("l2"), 0, -1), ["a"]);
+      assert.equal(await c.lPop(k("nolist")), null);
+    }],
+    ["sets", async () => {
+      assert.equal(Number(await c.sAdd(k("s1"), ["1", "2", "3"])), 3);
+      assert.equal(Number(await c.sAdd(k("s2"), ["2", "3", "4"])), 3);
+      assert.deepEqual(sorted(await c.sMembers(k("s1"))), ["1", "2", "3"]);
+      assert.ok(await c.sIsMember(k("s1"), "2"));
+      assert.ok(!(await c.sIsMember(k("s1"), "9")));
+      assert.deepEqual(sorted(await c.sInter([k("s1"), k("s2")])), ["2", "3"]);
+      assert.equal(Number(await c.sCard(k("s2"))), 3);
+      assert.equal(Number(await c.sRem(k("s2"), "4")), 1);
+      assert.equal(await c.type(k("s1")), "set");
+    }],
+    ["wrong type", async () => {
+      await c.set(k("str"), "x");
+      await assert.rejects(c.hGet(k("str"), "f"), /WRONGTYPE/);
+      await assert.rejects(c.lPop(k("str")), /WRONGTYPE/);
+    }],
+    ["pub/sub", async () => {
+      const got = await c.subscribeOnce(k("chan"), async () => {
+        assert.equal(Number(await c.publish(k("chan"), "hello")), 1);
+      });
+      assert.deepEqual(got, [k("chan"), "hello"]);
+    }],
+  ];
+}
+
+// node-redis 6: its own camelCase API.
+async function nodeRedis(resp) {
+  const client = createClient({ url: `redis://127.0.0.1:${port}`, RESP: resp });
+  client.on("error", () => {});
+  await client.connect();
+  const sub = client.duplicate();
+  sub.on("error", () => {});
+  await sub.connect();
+  client.subscribeOnce = async (channel, publish) => {
+    let resolve;
+    const message = new Promise((r) => (resolve = r));
+    await sub.subscribe(channel, (msg, ch) => resolve([ch, msg]));
+    await publish();
+    const got = await Promise.race([message, deadline(5000, "message")]);
+    await sub.unsubscribe(channel);
+    return got;
+  };
+  return { c: client, close: async () => { await sub.quit(); await client.quit(); } };
+}
+
+// ioredis 6: lower-case commands; adapt it to the same names.
+async function ioredis(protocol) {
+  const r = new Redis({ port, host: "127.0.0.1", protocol, lazyConnect: true, maxRetriesPerRequest: 1 });
+  const sub = new Redis({ port, host: "127.0.0.1", protocol, lazyConnect: true, maxRetriesPerRequest: 1 });
+  await r.connect();
+  await sub.connect();
+  const c = {
+    set: (key, v) => r.set(key, v), get: (key) => r.get(key), incr: (key) => r.incr(key),
+    incrBy: (key, n) => r.incrby(key, n), mGet: (keys) => r.mget(...keys), expire: (key, s) => r.expire(key, s),
+    ttl: (key) => r.ttl(key), type: (key) => r.type(key), del: (keys) => r.del(...keys),
+    hSet: (key, obj) => r.hset(key, obj), hGet: (key, f) => r.hget(key, f), hGetAll: (key) => r.hgetall(key),
+    hIncrBy: (key, f, n) => r.hincrby(key, f, n), hLen: (key) => r.hlen(key), hKeys: (key) => r.hkeys(key),
+    hDel: (key, f) => r.hdel(key, f), rPush: (key, xs) => r.rpush(key, ...xs), lPush: (key, x) => r.lpush(key, x),
+    lRange: (key, a, b) => r.lrange(key, a, b), lPop: (key) => r.lpop(key), rPop: (key) => r.rpop(key),
+    lLen: (key) => r.llen(key), lIndex: (key, i) => r.lindex(key, i),
+    lMove: (a, b, from, to) => r.lmove(a, b, from, to), sAdd: (key, xs) => r.sadd(key, ...xs),
+    sMembers: (key) => r.smembers(key), sIsMember: async (key, m) => (await r.sismember(key, m)) === 1,
+    sInter: (keys) => r.sinter(...keys), sCard: (key) => r.scard(key), sRem: (key, m) => r.srem(key, m),
+    publish: (ch, m) => r.publish(ch, m),
+    subscribeOnce: async (channel, publish) => {
+      const message = new Promise((resolve) => sub.once("message", (ch, msg) => resolve([ch, msg])));
+      await sub.subscribe(channel);
+      await publish();
+      const got = await Promise.race([message, deadline(5000, "message")]);
+      await sub.unsubscribe(channel);
+      return got;
+    },
+  };
+  return { c, close: async () => { sub.disconnect(); await r.quit(); } };
+}
+
+let passed = 0;
+let failed = 0;
+for (const [name, make, protocol] of [["node-redis", nodeRedis, 2], ["node-redis", nodeRedis, 3],
+                                      ["ioredis", ioredis, 2], ["ioredis", ioredis, 3]]) {
+  const tag = `${name}:resp${protocol}`;
+  let session;
+  try {
+    session = await Promise.race([make(protocol), deadline(10000, "connect")]);
+  } catch (e) {
+    console.log(`FAIL ${tag} connect: ${e.message}`);
+    failed++;
+    continue;
+  }
+  for (const [step, run] of steps(session.c, tag)) {
+    try {
+      await Promise.race([run(), deadline(10000, step)]);
+      console.log(`ok   ${tag} ${step}`);
+      passed++;
+    } catch (e) {
+      console.log(`FAIL ${tag} ${step}: ${e.message.split("\n").slice(0, 6).join(" | ")}`);
+      failed++;
+    }
+  }
+  await session.close().catch(() => {});
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

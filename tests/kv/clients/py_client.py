@@ -1,0 +1,103 @@
+#!/usr/bin/python3
+"""Everyday calls through Debian's python3-redis (redis-py 4.3, RESP2: it has
+no RESP3), against one server. Usage: py_client.py PORT
+Prints one line per step and "N passed, N failed"; exits 1 on a failure.
+Run it with Debian's /usr/bin/python3, where python3-redis is installed."""
+import sys
+import time
+
+import redis
+
+PORT = int(sys.argv[1])
+r = redis.Redis(host="127.0.0.1", port=PORT, decode_responses=True, socket_timeout=10)
+
+
+def strings():
+    assert r.set("py:s", "v") is True
+    assert r.get("py:s") == "v"
+    assert r.get("py:missing") is None
+    assert r.incrby("py:n", 42) == 42
+    assert r.mget(["py:s", "py:missing", "py:n"]) == ["v", None, "42"]
+    assert r.expire("py:s", 100) is True
+    assert 90 < r.ttl("py:s") <= 100
+    assert r.delete("py:s", "py:n") == 2
+
+
+def hashes():
+    assert r.hset("py:h", mapping={"name": "ada", "year": "1815"}) == 2
+    assert r.hgetall("py:h") == {"name": "ada", "year": "1815"}
+    assert r.hincrby("py:h", "year", 1) == 1816
+    assert r.hincrbyfloat("py:h", "score", 1.5) == 1.5
+    assert r.hmget("py:h", ["name", "nope"]) == ["ada", None]
+    assert r.hexists("py:h", "name") is True
+    assert sorted(r.hkeys("py:h")) == ["name", "score", "year"]
+    assert r.hdel("py:h", "name", "nope") == 1
+    assert r.hlen("py:h") == 2
+
+
+def lists():
+    assert r.rpush("py:l", "a", "b", "c") == 3
+    assert r.lrange("py:l", 0, -1) == ["a", "b", "c"]
+    assert r.lpop("py:l", 2) == ["a", "b"]
+    assert r.lpop("py:nolist", 2) is None
+    assert r.linsert("py:l", "BEFORE", "c", "x") == 2
+    assert r.lpos("py:l", "c") == 1
+    assert r.rpoplpush("py:l", "py:l2") == "c"
+    assert r.llen("py:l2") == 1
+
+
+def sets():
+    assert r.sadd("py:s1", 1, 2, 3) == 3
+    assert r.sadd("py:s2", 2, 3, "x") == 3
+    assert r.smembers("py:s1") == {"1", "2", "3"}
+    assert r.sinter("py:s1", "py:s2") == {"2", "3"}
+    assert r.sunion("py:s1", "py:s2") == {"1", "2", "3", "x"}
+    assert r.sdiff("py:s1", "py:s2") == {"1"}
+    assert r.smismember("py:s1", [1, 9]) == [1, 0]
+    assert r.sinterstore("py:s3", ["py:s1", "py:s2"]) == 2
+    assert r.smove("py:s3", "py:s4", 2) is True
+    assert r.scard("py:s4") == 1
+
+
+def scan_and_types():
+    r.set("py:str", "x")
+    assert r.type("py:h") == "hash"
+    found = set(r.scan_iter(match="py:*", _type="set"))
+    assert found == {"py:s1", "py:s2", "py:s3", "py:s4"}, found
+    try:
+        r.hget("py:str", "f")
+        raise AssertionError("no WRONGTYPE")
+    except redis.ResponseError as e:
+        assert str(e).startswith("WRONGTYPE"), e
+
+
+def pubsub():
+    p = r.pubsub()
+    p.subscribe("py:chan")
+    assert p.get_message(timeout=5)["type"] == "subscribe"
+    assert r.publish("py:chan", "hello") == 1
+    deadline = time.time() + 5
+    message = None
+    while message is None and time.time() < deadline:
+        message = p.get_message(timeout=1)
+    assert message is not None and message["data"] == "hello", message
+    p.close()
+
+
+def main():
+    r.flushall()
+    passed = failed = 0
+    for step in (strings, hashes, lists, sets, scan_and_types, pubsub):
+        try:
+            step()
+            print("ok   redis-py:resp2 %s" % step.__name__)
+            passed += 1
+        except Exception as e:  # noqa: BLE001 — a failed step is reported, the rest still run
+            print("FAIL redis-py:resp2 %s: %r" % (step.__name__, e))
+            failed += 1
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
