@@ -95,7 +95,22 @@ def workloads(scale, clients):
                     args = ["--resp", test, "--pipeline", str(pipeline), "--size", str(size), "--keys", "100000"]
                     out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
     out += thread_rows.workloads(scale) if "redis-benchmark" in clients else []
+    out += type_workloads(scale) if "types" in clients else []
     return out + (pubsub.workloads(scale) if "pubsub" in clients else [])
+
+
+# redis-benchmark's own tests of the types (issue 25): each works on one key
+# (mylist, myset, myhash); LPUSH runs before LPOP and LRANGE_100 fills first.
+TYPE_TESTS = ("lpush", "rpush", "lpop", "rpop", "sadd", "hset", "spop", "lrange_100")
+
+
+def type_workloads(scale):
+    out = []
+    for pipeline in (1, 16):
+        n = int((100_000 if pipeline == 1 else 1_000_000) * scale)
+        for test in TYPE_TESTS:
+            out.append((f"{test} P{pipeline}", "redis-benchmark", ["-t", test, "-P", str(pipeline), "-r", "100000"], n))
+    return out
 
 
 class Server:
@@ -387,9 +402,10 @@ def main():
     ap.add_argument("--pin", choices=("split", "none"), default="split",
                     help="split: server on CPU 0 (--threads 2 rows: every CPU), client on CPU 1; "
                          "none: server and client on every CPU")
-    ap.add_argument("--clients", default="redis-benchmark,duet,pubsub",
+    ap.add_argument("--clients", default="redis-benchmark,duet,pubsub,types",
                     help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
-                         "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load)")
+                         "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load), "
+                         "types (redis-benchmark's list, set and hash tests)")
     opts = ap.parse_args()
     # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
