@@ -235,6 +235,50 @@ TEST_CASE("a client that does not read is not read from past the output limit", 
   CHECK(total == 400 * reply);
 }
 
+// Issue 25: a client that pipelines whole-value reads of 10,000-element
+// values (about 1 MiB of reply each, 600 of them) and never reads is bounded
+// by the same output limit; the server stays responsive to others.
+TEST_CASE("whole-value reads of big lists, hashes and sets by a client that never reads stay within the output limit",
+          "[kv][e2e]") {
+  Target t = pick_target();
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args({"--accept", "single"}));
+  Client loader(server.port());
+  auto padded = [](char tag, int i) {
+    std::string s = std::string(1, tag) + std::to_string(i);
+    return s + std::string(100 - s.size(), '.');
+  };
+  for (int chunk = 0; chunk < 100; ++chunk) {
+    std::vector<std::string> list = {"RPUSH", "big:l"}, hash = {"HSET", "big:h"}, set = {"SADD", "big:s"};
+    for (int i = chunk * 100; i < chunk * 100 + 100; ++i) {
+      list.push_back(padded('e', i));
+      hash.push_back(padded('f', i));
+      hash.push_back(padded('v', i));
+      set.push_back(padded('m', i));
+    }
+    loader.send(resp(list) + resp(hash) + resp(set));
+  }
+  std::size_t counts = 0;  // each command answers its value's new size, ":100\r\n" up to ":10000\r\n"
+  for (int chunk = 1; chunk <= 100; ++chunk) counts += 3 * (std::to_string(chunk * 100).size() + 3);
+  CHECK(loader.read_exact(counts).size() == counts);
+  Client c(server.port());
+  const long before = server.rss_kib();
+  std::string reads;
+  for (int i = 0; i < 200; ++i) {
+    reads += resp({"LRANGE", "big:l", "0", "-1"}) + resp({"HGETALL", "big:h"}) + resp({"SMEMBERS", "big:s"});
+  }
+  c.send(reads);  // about 650 MiB of replies, never read
+  std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+  const long during = server.rss_kib();
+  INFO("rss before " << before << " KiB, while blocked " << during << " KiB");
+  CHECK(during - before < 300 * 1024);  // the 64 MiB limit plus one reply, with the buffer's growth
+  const std::size_t list_reply = 8 + 10000 * 108;  // "*10000\r\n", then "$100\r\n<100 bytes>\r\n" each
+  CHECK(c.read_exact(list_reply, 20000).substr(0, 8) == "*10000\r\n");
+  CHECK(c.read_exact(8 + 20000 * 108, 20000).substr(0, 8) == "*20000\r\n");
+  Client other(server.port());
+  CHECK(other.call(resp({"LLEN", "big:l"}), 8) == ":10000\r\n");
+}
+
 TEST_CASE("running out of file descriptors does not make accept spin", "[kv][e2e]") {
   Target t = pick_target();
   INFO(t.describe());
