@@ -22,7 +22,7 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
                             {cmd_no_auth, "no_auth"},   {cmd_allow_busy, "allow_busy"}};
   std::size_t n = 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
-  ctx.reply.array(n);
+  ctx.reply.set(n);  // flags, categories, tips and key specs are sets in RESP3
   for (const Name& f : names) {
     if ((cmd.flags & f.bit) != 0) ctx.reply.simple(f.name);
   }
@@ -40,7 +40,7 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
   std::string_view speed = (cmd.flags & cmd_fast) != 0 ? "@fast" : "@slow";
   // Redis lists @pubsub before the speed and @connection after it.
   const bool group_last = cmd.group == "connection";
-  ctx.reply.array((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
+  ctx.reply.set((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
   if (!access.empty()) ctx.reply.simple(access);
   if (!group.empty() && !group_last) ctx.reply.simple(group);
   ctx.reply.simple(speed);
@@ -57,12 +57,12 @@ void reply_info(CommandContext& ctx, const Command* cmd) {
   ctx.reply.integer(cmd->last_key);
   ctx.reply.integer(cmd->key_step);
   reply_categories(ctx, *cmd);
-  for (int i = 0; i < 3; ++i) ctx.reply.array(0);  // tips, key specs, subcommands
+  for (int i = 0; i < 3; ++i) ctx.reply.set(0);  // tips, key specs, subcommands
 }
 
 void reply_docs(CommandContext& ctx, const Command& cmd) {
   ctx.reply.bulk(cmd.name);
-  ctx.reply.array(8);
+  ctx.reply.map(4);
   ctx.reply.bulk("summary");
   ctx.reply.bulk(cmd.summary);
   ctx.reply.bulk("since");
@@ -76,7 +76,7 @@ void reply_docs(CommandContext& ctx, const Command& cmd) {
 void command_docs(CommandContext& ctx) {
   auto all = all_commands();
   if (ctx.argv.size() == 2) {
-    ctx.reply.array(all.size() * 2);
+    ctx.reply.map(all.size());
     for (const Command* cmd : all) reply_docs(ctx, *cmd);
     return;
   }
@@ -84,7 +84,7 @@ void command_docs(CommandContext& ctx) {
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) {
     if (const Command* cmd = find_command(ctx.argv[j])) found.push_back(cmd);
   }
-  ctx.reply.array(found.size() * 2);
+  ctx.reply.map(found.size());
   for (const Command* cmd : found) reply_docs(ctx, *cmd);
 }
 
