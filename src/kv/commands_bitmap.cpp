@@ -77,14 +77,25 @@ void setbit(CommandContext& ctx) {
   if (bytes != nullptr) ctx.reply.integer(bitmap::set_bit(bytes, offset, on != 0) ? 1 : 0);
 }
 
+// The string at argv[1] for a read; false after replying `absent` (no such
+// key) or WRONGTYPE. An integer-encoded value is formatted into `scratch`.
+bool read_bitmap(CommandContext& ctx, std::int64_t absent, Value::Scratch& scratch, std::string_view& bytes) {
+  Entry* e = read_key(ctx, ctx.argv[1]);
+  if (e == nullptr) {
+    ctx.reply.integer(absent);
+    return false;
+  }
+  if (!detail::check_type(ctx, e, ValueType::string)) return false;
+  bytes = e->value.str(scratch);
+  return true;
+}
+
 void getbit(CommandContext& ctx) {
   std::uint64_t offset = 0;
   if (!offset_arg(ctx, ctx.argv[2], false, 0, offset)) return;
-  Entry* e = read_key(ctx, ctx.argv[1]);
-  if (e == nullptr) return ctx.reply.integer(0);
-  if (!detail::check_type(ctx, e, ValueType::string)) return;
   Value::Scratch scratch;
-  ctx.reply.integer(bitmap::get_bit(e->value.str(scratch), offset) ? 1 : 0);
+  std::string_view bytes;
+  if (read_bitmap(ctx, 0, scratch, bytes)) ctx.reply.integer(bitmap::get_bit(bytes, offset) ? 1 : 0);
 }
 
 // BYTE or BIT; false after a syntax error reply.
@@ -102,11 +113,9 @@ bool unit_arg(CommandContext& ctx, std::string_view text, Unit& unit) {
 
 // BITCOUNT key [start end [BYTE|BIT]]
 void bitcount(CommandContext& ctx) {
-  Entry* e = read_key(ctx, ctx.argv[1]);
-  if (e == nullptr) return ctx.reply.integer(0);
-  if (!detail::check_type(ctx, e, ValueType::string)) return;
   Value::Scratch scratch;
-  std::string_view bytes = e->value.str(scratch);
+  std::string_view bytes;
+  if (!read_bitmap(ctx, 0, scratch, bytes)) return;
   std::int64_t start = 0;
   std::int64_t end = -1;
   Unit unit = Unit::byte;
@@ -128,11 +137,9 @@ void bitpos(CommandContext& ctx) {
   std::int64_t bit = 0;
   if (!detail::int_arg(ctx, ctx.argv[2], bit)) return;
   if (bit != 0 && bit != 1) return ctx.reply.error("ERR The bit argument must be 1 or 0.");
-  Entry* e = read_key(ctx, ctx.argv[1]);
-  if (e == nullptr) return ctx.reply.integer(bit != 0 ? -1 : 0);  // an absent key is all zeros
-  if (!detail::check_type(ctx, e, ValueType::string)) return;
   Value::Scratch scratch;
-  std::string_view bytes = e->value.str(scratch);
+  std::string_view bytes;
+  if (!read_bitmap(ctx, bit != 0 ? -1 : 0, scratch, bytes)) return;  // an absent key is all zeros
   std::int64_t start = 0;
   std::int64_t end = -1;
   Unit unit = Unit::byte;
