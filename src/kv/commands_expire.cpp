@@ -1,4 +1,5 @@
-// Expiry commands: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (NX XX GT LT), TTL PTTL PERSIST.
+// Expiry commands: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (NX XX GT LT), TTL PTTL
+// EXPIRETIME PEXPIRETIME PERSIST.
 #include <climits>
 #include <string>
 
@@ -75,17 +76,21 @@ void pexpire(CommandContext& ctx) { expire_generic(ctx, ctx.now, false, "pexpire
 void expireat(CommandContext& ctx) { expire_generic(ctx, 0, true, "expireat"); }
 void pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false, "pexpireat"); }
 
-void ttl_generic(CommandContext& ctx, bool seconds) {
+// ttlGenericCommand: the time left, or with `absolute` the expiry's unix
+// time (EXPIRETIME, PEXPIRETIME); seconds are rounded as Redis rounds them.
+void ttl_generic(CommandContext& ctx, bool seconds, bool absolute = false) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
   if (e == nullptr) return ctx.reply.integer(-2);
   if (!e->has_expiry) return ctx.reply.integer(-1);
-  std::int64_t ttl = ctx.db().expire_at(*e) - ctx.now;
+  std::int64_t ttl = ctx.db().expire_at(*e) - (absolute ? 0 : ctx.now);
   if (ttl < 0) ttl = 0;
   ctx.reply.integer(seconds ? (ttl + 500) / 1000 : ttl);
 }
 
 void ttl(CommandContext& ctx) { ttl_generic(ctx, true); }
 void pttl(CommandContext& ctx) { ttl_generic(ctx, false); }
+void expiretime(CommandContext& ctx) { ttl_generic(ctx, true, true); }
+void pexpiretime(CommandContext& ctx) { ttl_generic(ctx, false, true); }
 
 void persist(CommandContext& ctx) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
@@ -103,6 +108,8 @@ constexpr Command commands[] = {
     {"pexpireat", -3, w, pexpireat, 1, 1, 1, "generic", "Set the expiration for a key as a UNIX timestamp in milliseconds"},
     {"ttl", 2, r, ttl, 1, 1, 1, "generic", "Get the time to live for a key in seconds"},
     {"pttl", 2, r, pttl, 1, 1, 1, "generic", "Get the time to live for a key in milliseconds"},
+    {"expiretime", 2, r, expiretime, 1, 1, 1, "generic", "Get the expiration Unix timestamp for a key"},
+    {"pexpiretime", 2, r, pexpiretime, 1, 1, 1, "generic", "Get the expiration Unix timestamp for a key in milliseconds"},
     {"persist", 2, w, persist, 1, 1, 1, "generic", "Remove the expiration from a key"},
 };
 

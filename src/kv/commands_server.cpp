@@ -1,4 +1,4 @@
-// Server commands: INFO CONFIG SHUTDOWN.
+// Server commands: INFO CONFIG TIME SHUTDOWN.
 #include <unistd.h>
 
 #include <cstdio>
@@ -112,6 +112,15 @@ void info(CommandContext& ctx) {
   ctx.reply.verbatim(out);
 }
 
+// TIME: unix seconds and microseconds. Read from the server's clock as the
+// command sees it (ctx.now, milliseconds), not a fresh syscall as Redis's
+// gettimeofday: the clock is the one seam tests and a simulator replace.
+void time_(CommandContext& ctx) {
+  ctx.reply.array(2);
+  ctx.reply.bulk(std::to_string(ctx.now / 1000));
+  ctx.reply.bulk(std::to_string(ctx.now % 1000 * 1000));
+}
+
 void shutdown(CommandContext& ctx) {
   // No reply on success: the server goes away, and the client sees the close.
   ctx.client.close_after_reply = true;
@@ -121,6 +130,7 @@ void shutdown(CommandContext& ctx) {
 constexpr Command commands[] = {
     {"info", -1, cmd_loading | cmd_stale, info, 0, 0, 0, "server", "Get information and statistics about the server", ShardRoute::every},
     {"config", -2, cmd_admin | cmd_container, detail::config_command, 0, 0, 0, "server", "A container for server configuration commands", ShardRoute::subcommand},
+    {"time", 1, cmd_loading | cmd_stale | cmd_fast, time_, 0, 0, 0, "server", "Return the current server time"},
     {"shutdown", -1, cmd_admin | cmd_loading | cmd_stale, shutdown, 0, 0, 0, "server", "Stop the server", ShardRoute::every},
 };
 

@@ -39,7 +39,14 @@ std::string ValueRecords::encode(const Value& value, std::string_view key) {
     return out;
   }
   Value::Scratch scratch;
-  put_command(out, std::initializer_list<std::string_view>{"SET", key, value.str(scratch)});
+  std::string_view bytes = value.str(scratch);
+  if (value.encoding() == "raw" && !bytes.empty()) {
+    // A string grown in place (SETBIT, APPEND, BITOP) stays "raw" as in Redis:
+    // SETRANGE on the absent key builds it raw, where SET would pick embstr.
+    put_command(out, std::initializer_list<std::string_view>{"SETRANGE", key, "0", bytes});
+    return out;
+  }
+  put_command(out, std::initializer_list<std::string_view>{"SET", key, bytes});
   return out;
 }
 

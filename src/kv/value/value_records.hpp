@@ -3,7 +3,8 @@
 //
 // Contract
 // - encode(value, key) writes the commands that build `value` under `key`
-//   on an absent key: SET key bytes for a string, the type's write_records()
+//   on an absent key: SET key bytes for a string (SETRANGE key 0 bytes for
+//   a raw one, so it stays raw), the type's write_records()
 //   (RPUSH/HSET/SADD/... batches) for an object. The encoding is private to
 //   this file pair (argc, then each argument's length and bytes), read only
 //   by replay().
