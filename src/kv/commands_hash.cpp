@@ -48,11 +48,9 @@ void hset_common(CommandContext& ctx, bool reply_ok) {
   if (ctx.argv.size() % 2 == 1) return detail::wrong_arity(ctx, reply_ok ? "hmset" : "hset");
   Entry* e = write_hash(ctx, ctx.argv[1]);
   if (e == nullptr) return;
-  const HashLimits lim = limits(ctx);
-  std::int64_t created = 0;
-  for (std::size_t j = 2; j < ctx.argv.size(); j += 2) created += hash_set(e->value, ctx.argv[j], ctx.argv[j + 1], lim);
+  const std::size_t created = hash_set(e->value, ctx.argv.subspan(2), limits(ctx));
   if (reply_ok) return ctx.reply.ok();
-  ctx.reply.integer(created);
+  ctx.reply.integer(static_cast<std::int64_t>(created));
 }
 
 void hset(CommandContext& ctx) { hset_common(ctx, false); }
@@ -89,15 +87,10 @@ void hmget(CommandContext& ctx) {
 void hdel(CommandContext& ctx) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
   if (!detail::check_type(ctx, e, ValueType::hash)) return;
-  std::int64_t deleted = 0;
-  for (std::size_t j = 2; e != nullptr && j < ctx.argv.size(); ++j) {
-    deleted += hash_erase(e->value, ctx.argv[j]);
-    if (hash_of(e)->size() == 0) {
-      ctx.db().erase(*e);  // an emptied hash deletes its key
-      e = nullptr;
-    }
-  }
-  ctx.reply.integer(deleted);
+  if (e == nullptr) return ctx.reply.integer(0);
+  const std::size_t deleted = hash_erase(e->value, ctx.argv.subspan(2));
+  if (hash_of(e)->size() == 0) ctx.db().erase(*e);  // an emptied hash deletes its key
+  ctx.reply.integer(static_cast<std::int64_t>(deleted));
 }
 
 void hlen(CommandContext& ctx) {

@@ -101,10 +101,13 @@ class ListpackHash final : public HashObject {
     while (skip-- > 0) c.next();
     return c.next();
   }
-  // A value of the same length is overwritten in place; anything else builds
-  // the payload anew. Returns the replacement object, or null if none is needed.
-  std::unique_ptr<ListpackHash> set(std::string_view field, std::string_view value, bool& created);
-  std::unique_ptr<ListpackHash> erase(std::string_view field, bool& erased) const;
+  // Overwrites field's value if it has the same length: no new object.
+  bool overwrite(std::string_view field, std::string_view value) noexcept {
+    auto old = find(field);
+    if (!old || old->size() != value.size()) return false;
+    std::memcpy(const_cast<char*>(old->data()), value.data(), value.size());
+    return true;
+  }
 
  private:
   ListpackHash() = default;
@@ -120,45 +123,43 @@ std::string& scratch_payload() {
   return buffer;
 }
 
-std::unique_ptr<ListpackHash> ListpackHash::set(std::string_view field, std::string_view value, bool& created) {
-  const std::string_view all = payload();
-  PairCursor c = pairs();
+// The bytes [start, end) of field's pair in a payload, end == 0 if absent.
+struct PairSpan {
+  std::size_t start = 0;
+  std::size_t end = 0;
+};
+
+PairSpan locate(std::string_view payload, std::string_view field) noexcept {
+  PairCursor c{payload.data(), payload.data() + payload.size()};
   while (!c.done()) {
     const char* start = nullptr;
-    const Record r = c.next(&start);
-    if (r.key != field) continue;
-    created = false;
-    if (r.value.size() == value.size()) {
-      std::memcpy(const_cast<char*>(r.value.data()), value.data(), value.size());
-      return nullptr;
+    if (c.next(&start).key == field) {
+      return {static_cast<std::size_t>(start - payload.data()), static_cast<std::size_t>(c.p - payload.data())};
     }
-    std::string& out = scratch_payload();
-    out.append(all.data(), static_cast<std::size_t>(start - all.data()));
-    append_pair(out, field, value);
-    out.append(c.p, static_cast<std::size_t>(c.end - c.p));
-    return make(out);
   }
-  created = true;
-  std::string& out = scratch_payload();
-  out.append(all);
-  append_pair(out, field, value);
-  return make(out);
+  return {};
 }
 
-std::unique_ptr<ListpackHash> ListpackHash::erase(std::string_view field, bool& erased) const {
-  const std::string_view all = payload();
-  PairCursor c = pairs();
-  while (!c.done()) {
-    const char* start = nullptr;
-    if (c.next(&start).key != field) continue;
-    erased = true;
-    std::string& out = scratch_payload();
-    out.append(all.data(), static_cast<std::size_t>(start - all.data()));
-    out.append(c.p, static_cast<std::size_t>(c.end - c.p));
-    return make(out);
+// Sets field in a payload being built: in its place if present, else at the
+// end (insertion order); true when the field is new.
+bool payload_set(std::string& payload, std::string_view field, std::string_view value) {
+  const PairSpan at = locate(payload, field);
+  if (at.end == 0) {
+    append_pair(payload, field, value);
+    return true;
   }
-  erased = false;
-  return nullptr;
+  thread_local std::string pair;
+  pair.clear();
+  append_pair(pair, field, value);
+  payload.replace(at.start, at.end - at.start, pair);
+  return false;
+}
+
+bool payload_erase(std::string& payload, std::string_view field) {
+  const PairSpan at = locate(payload, field);
+  if (at.end == 0) return false;
+  payload.erase(at.start, at.end - at.start);
+  return true;
 }
 
 class TableHash final : public HashObject {
@@ -190,6 +191,15 @@ class TableHash final : public HashObject {
     from.for_each([&](Record r) { out->table.assign(r.key, r.value); });
     return out;
   }
+  static std::unique_ptr<TableHash> from_payload(std::string_view payload, std::size_t pairs) {
+    auto out = std::make_unique<TableHash>();
+    out->table.reserve(pairs);
+    for (PairCursor c{payload.data(), payload.data() + payload.size()}; !c.done();) {
+      const Record r = c.next();
+      out->table.assign(r.key, r.value);
+    }
+    return out;
+  }
 };
 
 void convert_to_table(Value& v) { v.set_object(TableHash::copy_of(*v.as<HashObject>())); }
@@ -216,25 +226,57 @@ void HashObject::write_records(std::string_view key, RecordSink sink) const {
   if (argv.size() > 2) sink(argv);
 }
 
-bool hash_set(Value& v, std::string_view field, std::string_view value, const HashLimits& limits) {
+std::size_t hash_set(Value& v, std::span<const std::string_view> pairs, const HashLimits& limits) {
   auto* hash = v.as<HashObject>();
-  if (hash->is_listpack() && (field.size() > limits.max_value || value.size() > limits.max_value)) {
-    convert_to_table(v);
-    hash = v.as<HashObject>();
+  if (hash->is_listpack()) {  // hashTypeTryConversion: a long argument converts first
+    for (std::string_view arg : pairs) {
+      if (arg.size() > limits.max_value) {
+        convert_to_table(v);
+        hash = v.as<HashObject>();
+        break;
+      }
+    }
   }
-  if (!hash->is_listpack()) return static_cast<TableHash*>(hash)->table.assign(field, value);
-  bool created = false;
-  if (auto replacement = static_cast<ListpackHash*>(hash)->set(field, value, created)) v.set_object(std::move(replacement));
-  if (created && v.as<HashObject>()->size() > limits.max_entries) convert_to_table(v);
+  std::size_t created = 0;
+  if (!hash->is_listpack()) {
+    auto& table = static_cast<TableHash*>(hash)->table;
+    for (std::size_t j = 0; j + 1 < pairs.size(); j += 2) created += table.assign(pairs[j], pairs[j + 1]);
+    return created;
+  }
+  auto* lp = static_cast<ListpackHash*>(hash);
+  if (pairs.size() == 2 && lp->overwrite(pairs[0], pairs[1])) return 0;
+  // One new object for the whole command, however many pairs it sets.
+  std::string& payload = scratch_payload();
+  payload.assign(lp->payload());
+  const std::size_t before = lp->size();
+  for (std::size_t j = 0; j + 1 < pairs.size(); j += 2) created += payload_set(payload, pairs[j], pairs[j + 1]);
+  if (before + created > limits.max_entries) {
+    v.set_object(TableHash::from_payload(payload, before + created));
+  } else {
+    v.set_object(ListpackHash::make(payload));
+  }
   return created;
 }
 
-bool hash_erase(Value& v, std::string_view field) {
+bool hash_set(Value& v, std::string_view field, std::string_view value, const HashLimits& limits) {
+  const std::string_view pair[] = {field, value};
+  return hash_set(v, pair, limits) == 1;
+}
+
+std::size_t hash_erase(Value& v, std::span<const std::string_view> fields) {
   auto* hash = v.as<HashObject>();
-  if (!hash->is_listpack()) return static_cast<TableHash*>(hash)->table.erase(field);
-  bool erased = false;
-  if (auto replacement = static_cast<ListpackHash*>(hash)->erase(field, erased)) v.set_object(std::move(replacement));
+  std::size_t erased = 0;
+  if (!hash->is_listpack()) {
+    for (std::string_view field : fields) erased += static_cast<TableHash*>(hash)->table.erase(field);
+    return erased;
+  }
+  std::string& payload = scratch_payload();
+  payload.assign(static_cast<ListpackHash*>(hash)->payload());
+  for (std::string_view field : fields) erased += payload_erase(payload, field);
+  if (erased != 0) v.set_object(ListpackHash::make(payload));
   return erased;
 }
+
+bool hash_erase(Value& v, std::string_view field) { return hash_erase(v, std::span<const std::string_view>(&field, 1)) == 1; }
 
 }  // namespace duet::kv

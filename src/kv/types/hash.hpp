@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "kv/types/compact_table.hpp"
@@ -64,10 +65,15 @@ class HashObject : public Object {
   void write_records(std::string_view key, RecordSink sink) const final;
 };
 
-// Sets field to value in the hash held by `v`, converting to a hashtable as
-// Redis's hashTypeSet does; true when the field is new.
+// Sets each (field, value) of `pairs` (field, value, field, value...) in the
+// hash held by `v`, converting to a hashtable as Redis's HSET does (a field or
+// value longer than max_value, or more than max_entries fields); returns how
+// many fields are new. A listpack is rebuilt once per call, not per pair.
+std::size_t hash_set(Value& v, std::span<const std::string_view> pairs, const HashLimits& limits);
 bool hash_set(Value& v, std::string_view field, std::string_view value, const HashLimits& limits);
-// Removes field; true if it was there. The caller deletes an emptied key.
+// Removes the fields; returns how many were there. The caller deletes an
+// emptied key.
+std::size_t hash_erase(Value& v, std::span<const std::string_view> fields);
 bool hash_erase(Value& v, std::string_view field);
 
 }  // namespace duet::kv
