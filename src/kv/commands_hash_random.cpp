@@ -3,9 +3,6 @@
 // scanGenericCommand).
 #include <absl/container/flat_hash_set.h>
 
-#include <cerrno>
-#include <cctype>
-#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -94,15 +91,6 @@ void hrandfield_count(CommandContext& ctx, std::int64_t n, bool withvalues) {
   pick_distinct(pick, *h, count);
 }
 
-// parseScanCursorOrReply: strtoul over the argument as a C string.
-bool parse_cursor(std::string_view text, std::uint64_t& cursor) {
-  const std::string buf(text);
-  char* end = nullptr;
-  errno = 0;
-  cursor = std::strtoull(buf.c_str(), &end, 10);
-  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
-}
-
 struct ScanArgs {
   std::int64_t count = 10;
   std::string_view pattern;
@@ -150,7 +138,7 @@ void hrandfield(CommandContext& ctx) {
 // key answers an empty scan whatever the options say.
 void hscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
-  if (!parse_cursor(ctx.argv[2], cursor)) return ctx.reply.error("ERR invalid cursor");
+  if (!detail::parse_scan_cursor(ctx.argv[2], cursor)) return ctx.reply.error("ERR invalid cursor");
   bool ok = true;
   const HashObject* h = hash_of(read_hash(ctx, ctx.argv[1], ok));
   if (!ok) return;
