@@ -103,6 +103,62 @@ TEST_CASE("a compact table scan visits every record present throughout exactly o
   for (int i = 0; i < 1000; ++i) CHECK(seen.count("k" + std::to_string(i)) == 1);
 }
 
+TEST_CASE("a compact table matches a std::map through growing and shrinking, and counts its memory exactly", "[hash]") {
+  const std::int64_t before = counted();
+  {
+    std::mt19937_64 rng(7);
+    CompactTable t;
+    std::map<std::string, std::string> model;
+    for (int i = 0; i < 40000; ++i) {
+      const std::string key = "k" + std::to_string(rng() % (i < 20000 ? 5000 : 300));  // then shrink back
+      if (rng() % 2 == 0) {
+        CHECK(t.erase(key) == (model.erase(key) == 1));
+      } else {
+        const std::string value = random_text(rng, 20);
+        CHECK(t.assign(key, value) == model.insert_or_assign(key, value).second);
+      }
+      REQUIRE(t.size() == model.size());
+      REQUIRE(counted() - before == static_cast<std::int64_t>(t.memory_usage()));
+    }
+    std::map<std::string, std::string> seen;
+    t.for_each([&](CompactTable::Record r) { seen.emplace(std::string(r.key), std::string(r.value)); });
+    CHECK(seen == model);
+    for (const auto& [key, value] : model) CHECK(t.find(key)->value == value);
+    CHECK_FALSE(t.find("absent").has_value());
+    if (t.size() != 0) CHECK(model.count(std::string(t.random(rng()).key)) == 1);
+  }
+  CHECK(counted() == before);
+}
+
+TEST_CASE("hscan over a hashtable returns every field once and ends with cursor 0", "[hash]") {
+  kvtest::SessionFixture f;
+  std::vector<std::string> args{"HSET", "h"};
+  for (int i = 0; i < 1000; ++i) args.insert(args.end(), {"f" + std::to_string(i), "v"});
+  f.session.feed(kvtest::resp(args));
+  f.session.consume_output(f.session.output().size());
+  CHECK(f.cmd({"OBJECT", "ENCODING", "h"}) == "$9\r\nhashtable\r\n");
+  std::multiset<std::string> fields;
+  std::string cursor = "0";
+  int calls = 0;
+  do {
+    const std::string reply = f.cmd({"HSCAN", "h", cursor, "COUNT", "20"});
+    std::size_t pos = reply.find("\r\n", 4) + 2;  // after "*2\r\n$n\r\n"
+    const std::size_t end = reply.find("\r\n", pos);
+    cursor = reply.substr(pos, end - pos);
+    pos = reply.find("\r\n", end + 2) + 2;  // past the inner array's header
+    while (pos < reply.size()) {
+      pos = reply.find("\r\n", pos) + 2;
+      const std::size_t stop = reply.find("\r\n", pos);
+      fields.insert(reply.substr(pos, stop - pos));
+      pos = reply.find("\r\n", reply.find("\r\n", stop + 2) + 2) + 2;  // skip the value
+    }
+    ++calls;
+  } while (cursor != "0");
+  CHECK(calls > 10);
+  CHECK(fields.size() == 1000);
+  CHECK(std::set<std::string>(fields.begin(), fields.end()).size() == 1000);
+}
+
 TEST_CASE("a hash writes itself as HSET records of at most 64 pairs", "[hash]") {
   Value v;
   v.set_object(HashObject::create());

@@ -5,6 +5,7 @@
 // every record reachable from its home with no tombstones to clean.
 #include "kv/types/compact_table.hpp"
 
+#include <cassert>
 #include <cstring>
 #include <utility>
 
@@ -127,11 +128,16 @@ std::optional<CompactTable::Record> CompactTable::find(std::string_view key) con
 }
 
 bool CompactTable::assign(std::string_view key, std::string_view value) {
-  if ((size_ + 1) * 4 > capacity_ * 3) rehash(capacity_ == 0 ? min_capacity : capacity_ * 2);
+  if (capacity_ == 0) rehash(min_capacity);
   const std::uint64_t hash = detail::key_hash(key);
   bool found = false;
-  const std::size_t pos = probe(key, hash, found);
+  std::size_t pos = probe(key, hash, found);
+  if (!found && (size_ + 1) * 4 > capacity_ * 3) {  // only an insert grows the table
+    rehash(capacity_ * 2);
+    pos = probe(key, hash, found);
+  }
   char* block = make_block(key, value);
+  assert((reinterpret_cast<std::uintptr_t>(block) & ~pointer_mask) == 0 && "a record address fits in 48 bits");
   record_bytes_ += block_size(key.size(), value.size());
   if (found) {
     char* old = block_of(slots_[pos]);
