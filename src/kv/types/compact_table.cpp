@@ -218,7 +218,7 @@ std::uint64_t CompactTable::scan(std::uint64_t cursor, std::size_t count, Visit 
   if (size_ == 0 || cursor >= space) return 0;
   const unsigned shift = 32 - bits_;
   const std::size_t first = static_cast<std::size_t>(cursor >> shift);
-  const std::size_t end = first + count < capacity_ ? first + count : capacity_;
+  const std::size_t end = count < capacity_ - first ? first + count : capacity_;  // COUNT may be near 2^63
   const std::uint64_t hi = end == capacity_ ? space : static_cast<std::uint64_t>(end) << shift;
   // Records whose home is in [first, end) sit between it and the first empty
   // slot after it; those from earlier homes are told apart by their hash.

@@ -76,7 +76,8 @@ SCRIPTS = [
      ["HSCAN", "h", "18446744073709551616"], ["HSCAN", "h", "007"], ["HSCAN", "nokey", "0"],
      ["HSCAN", "nokey", "0", "COUNT", "0"], ["HSCAN", "nokey", "x"],
      hset_many("big", BIG), ("length", ["HSCAN", "big", "0", "COUNT", "10000"]),
-     ("length", ["HSCAN", "big", "0", "MATCH", "f1*", "COUNT", "100000"]), ["HSCAN", "big", "0", "MATCH", "zz*", "COUNT", "100000"]],
+     ("length", ["HSCAN", "big", "0", "MATCH", "f1*", "COUNT", "100000"]), ["HSCAN", "big", "0", "MATCH", "zz*", "COUNT", "100000"],
+     ["HSCAN", "big", "0", "MATCH", "zz*", "COUNT", "9223372036854775807"], ("length", ["HSCAN", "big", "4294967296", "MATCH", "zz*"])],
     # encodings: the entries threshold (512), the value threshold (64), one way
     [hset_many("h", 512), ["OBJECT", "ENCODING", "h"], ["HLEN", "h"], ["HSET", "h", "f0000", "changed"],
      ["OBJECT", "ENCODING", "h"], ["HSET", "h", "f0512", "v"], ["OBJECT", "ENCODING", "h"], ["HLEN", "h"],
