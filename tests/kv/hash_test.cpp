@@ -34,6 +34,30 @@ std::string random_text(std::mt19937_64& rng, std::size_t max_len) {
   return s;
 }
 
+// Every bulk string of a reply, in order, nested arrays flattened.
+std::vector<std::string> bulks(const std::string& reply) {
+  std::vector<std::string> out;
+  std::size_t pos = 0;
+  while (pos < reply.size()) {
+    const std::size_t eol = reply.find("\r\n", pos);
+    if (reply[pos] != '$') {
+      pos = eol + 2;
+      continue;
+    }
+    const std::size_t n = std::stoul(reply.substr(pos + 1, eol - pos - 1));
+    out.push_back(reply.substr(eol + 2, n));
+    pos = eol + 2 + n + 2;
+  }
+  return out;
+}
+
+// HSET h f0 v f1 v ... of n fields.
+void fill(kvtest::SessionFixture& f, int n) {
+  std::vector<std::string> args{"HSET", "h"};
+  for (int i = 0; i < n; ++i) args.insert(args.end(), {"f" + std::to_string(i), "v"});
+  CHECK(kvtest::talk(f.session, kvtest::resp(args)) == ":" + std::to_string(n) + "\r\n");
+}
+
 }  // namespace
 
 TEST_CASE("a hash matches a std::map under random writes, crossing both thresholds", "[hash]") {
@@ -132,26 +156,15 @@ TEST_CASE("a compact table matches a std::map through growing and shrinking, and
 
 TEST_CASE("hscan over a hashtable returns every field once and ends with cursor 0", "[hash]") {
   kvtest::SessionFixture f;
-  std::vector<std::string> args{"HSET", "h"};
-  for (int i = 0; i < 1000; ++i) args.insert(args.end(), {"f" + std::to_string(i), "v"});
-  f.session.feed(kvtest::resp(args));
-  f.session.consume_output(f.session.output().size());
+  fill(f, 1000);
   CHECK(f.cmd({"OBJECT", "ENCODING", "h"}) == "$9\r\nhashtable\r\n");
   std::multiset<std::string> fields;
   std::string cursor = "0";
   int calls = 0;
   do {
-    const std::string reply = f.cmd({"HSCAN", "h", cursor, "COUNT", "20"});
-    std::size_t pos = reply.find("\r\n", 4) + 2;  // after "*2\r\n$n\r\n"
-    const std::size_t end = reply.find("\r\n", pos);
-    cursor = reply.substr(pos, end - pos);
-    pos = reply.find("\r\n", end + 2) + 2;  // past the inner array's header
-    while (pos < reply.size()) {
-      pos = reply.find("\r\n", pos) + 2;
-      const std::size_t stop = reply.find("\r\n", pos);
-      fields.insert(reply.substr(pos, stop - pos));
-      pos = reply.find("\r\n", reply.find("\r\n", stop + 2) + 2) + 2;  // skip the value
-    }
+    const std::vector<std::string> reply = bulks(f.cmd({"HSCAN", "h", cursor, "COUNT", "20"}));
+    cursor = reply.at(0);
+    for (std::size_t j = 1; j < reply.size(); j += 2) fields.insert(reply[j]);
     ++calls;
   } while (cursor != "0");
   CHECK(calls > 10);
@@ -197,20 +210,10 @@ TEST_CASE("hash commands reply as Redis does", "[hash]") {
 
 TEST_CASE("hrandfield picks distinct fields of the hash when the count is positive", "[hash]") {
   kvtest::SessionFixture f;
-  std::vector<std::string> args{"HSET", "h"};
-  for (int i = 0; i < 100; ++i) args.insert(args.end(), {"f" + std::to_string(i), "v"});
-  f.session.feed(kvtest::resp(args));
-  f.session.consume_output(f.session.output().size());
+  fill(f, 100);
   for (const char* count : {"10", "50", "99"}) {
-    const std::string reply = f.cmd({"HRANDFIELD", "h", count});
-    std::set<std::string> fields;
-    std::size_t pos = reply.find("\r\n") + 2;
-    while (pos < reply.size()) {
-      pos = reply.find("\r\n", pos) + 2;  // the bulk header
-      const std::size_t end = reply.find("\r\n", pos);
-      fields.insert(reply.substr(pos, end - pos));
-      pos = end + 2;
-    }
+    const std::vector<std::string> reply = bulks(f.cmd({"HRANDFIELD", "h", count}));
+    const std::set<std::string> fields(reply.begin(), reply.end());
     CHECK(fields.size() == static_cast<std::size_t>(std::stoi(count)));
   }
 }
