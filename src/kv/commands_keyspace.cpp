@@ -60,18 +60,6 @@ void keys(CommandContext& ctx) {
   for (std::string_view key : found) ctx.reply.bulk(key);
 }
 
-// parseScanCursorOrReply: strtoul over the argument as a C string, so leading
-// zeros, "+1" and "" (0) are accepted, "-1" wraps, a NUL byte ends the cursor,
-// and only a leading space, trailing junk or overflow are refused. The copy
-// gives strtoull its terminator; a cursor of any length is read.
-bool parse_cursor(std::string_view text, std::uint64_t& cursor) {
-  const std::string buf(text);
-  char* end = nullptr;
-  errno = 0;
-  cursor = std::strtoull(buf.c_str(), &end, 10);
-  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
-}
-
 struct ScanOptions {
   std::int64_t count = 10;
   std::string_view pattern;
@@ -102,7 +90,7 @@ bool parse_scan_options(CommandContext& ctx, ScanOptions& opt) {
 
 void scan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
-  if (!parse_cursor(ctx.argv[1], cursor)) return ctx.reply.error("ERR invalid cursor");
+  if (!detail::parse_scan_cursor(ctx.argv[1], cursor)) return ctx.reply.error("ERR invalid cursor");
   ScanOptions opt;
   if (!parse_scan_options(ctx, opt)) return;
   std::vector<std::string_view> found;

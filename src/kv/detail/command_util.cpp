@@ -1,5 +1,9 @@
 #include "kv/detail/command_util.hpp"
 
+#include <cctype>
+#include <cerrno>
+#include <cstdlib>
+
 namespace duet::kv::detail {
 
 void unknown_subcommand(CommandContext& ctx, std::string_view command_upper) {
@@ -13,6 +17,14 @@ void unknown_subcommand(CommandContext& ctx, std::string_view command_upper) {
 
 void append_lower(std::string& out, std::string_view text) {
   for (char c : text) out.push_back((c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c);
+}
+
+bool parse_scan_cursor(std::string_view text, std::uint64_t& cursor) {
+  const std::string buf(text);  // strtoull's terminator; a cursor of any length is read
+  char* end = nullptr;
+  errno = 0;
+  cursor = std::strtoull(buf.c_str(), &end, 10);
+  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
 }
 
 }  // namespace duet::kv::detail

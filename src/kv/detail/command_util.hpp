@@ -65,4 +65,10 @@ void config_command(CommandContext& ctx);
 // Appends the lower-case form of `text` to `out`.
 void append_lower(std::string& out, std::string_view text);
 
+// parseScanCursorOrReply (SCAN, HSCAN, SSCAN): strtoul over the argument as a
+// C string, so leading zeros, "+1" and "" (0) are accepted, "-1" wraps, a NUL
+// byte ends the cursor, and only a leading space, trailing junk or overflow
+// are refused (false).
+[[nodiscard]] bool parse_scan_cursor(std::string_view text, std::uint64_t& cursor);
+
 }  // namespace duet::kv::detail

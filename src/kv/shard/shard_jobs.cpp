@@ -172,16 +172,6 @@ std::unique_ptr<ShardJob> gather(KvShard& origin, const Command& cmd, std::span<
   return std::make_unique<GatherJob>(origin, db, std::move(keys), argv, reads_only(cmd));
 }
 
-// parseScanCursorOrReply's rules (commands_keyspace.cpp): false on a cursor
-// the handler would refuse, which then runs here and says so.
-bool scan_cursor(std::string_view text, std::uint64_t& cursor) {
-  const std::string buf(text);
-  char* end = nullptr;
-  errno = 0;
-  cursor = std::strtoull(buf.c_str(), &end, 10);
-  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
-}
-
 std::unique_ptr<ShardJob> every(KvShard& origin, int db, EveryJob::Merge merge, std::span<const std::string_view> argv) {
   return std::make_unique<EveryJob>(origin, db, merge, origin.count(), argv);
 }
@@ -244,7 +234,7 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
       return gather(origin, cmd, argv, db, single);
     case ShardRoute::scan: {
       std::uint64_t cursor = 0;
-      if (!scan_cursor(argv[1], cursor)) return nullptr;
+      if (!detail::parse_scan_cursor(argv[1], cursor)) return nullptr;
       return std::make_unique<ScanJob>(origin, db, origin.count(), cursor, argv);
     }
     case ShardRoute::every:
