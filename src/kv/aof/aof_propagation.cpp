@@ -30,7 +30,8 @@ const absl::flat_hash_map<std::string_view, Rule>& rules() {
       {"expire", Rule::expire_state},   {"pexpire", Rule::expire_state},  {"expireat", Rule::expire_state},
       {"pexpireat", Rule::expire_state}, {"getdel", Rule::del_unless_nil}, {"persist", Rule::unless_zero},
       {"setnx", Rule::unless_zero},     {"msetnx", Rule::unless_zero},    {"del", Rule::unless_zero},
-      {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},
+      {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},  {"hdel", Rule::unless_zero},
+      {"hsetnx", Rule::unless_zero},
   };
   return table;
 }

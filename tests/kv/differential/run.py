@@ -76,6 +76,8 @@ def normalise(mode, raw, parts):
     if mode == "unordered":
         return raw[:raw.index(b"\r\n")], sorted(parts)
     if mode == "pairs":
+        if parts and all(p.startswith(b"*2\r\n") for p in parts):  # RESP3's array of pairs (HRANDFIELD)
+            return raw[:raw.index(b"\r\n")], sorted(parts)
         return raw[:raw.index(b"\r\n")], sorted(zip(parts[0::2], parts[1::2]))
     if mode == "length":
         return raw[:raw.index(b"\r\n")], len(parts)
