@@ -27,20 +27,22 @@ void shrink_if_sparse(ListNode*& n) {
 
 }  // namespace
 
+// vtable, nodes, size: the object takes a 32-byte block (list5 is two blocks).
+static_assert(sizeof(ListObject) == 24);
+
 ListObject::~ListObject() {
   for (ListNode* n : nodes_) node_free(n);
 }
 
 std::size_t ListObject::memory_usage() const noexcept {
   std::size_t bytes = sizeof(*this);
-  if (nodes_.capacity() > 1) bytes += nodes_.capacity() * sizeof(ListNode*);
+  bytes += nodes_.heap_bytes();
   for (const ListNode* n : nodes_) bytes += n->allocated();
   return bytes;
 }
 
 std::unique_ptr<Object> ListObject::clone() const {
   auto copy = std::make_unique<ListObject>();
-  copy->nodes_.reserve(nodes_.size());
   for (const ListNode* n : nodes_) copy->nodes_.push_back(node_copy(n, n->used));
   copy->size_ = size_;
   return copy;
@@ -81,7 +83,7 @@ std::pair<std::size_t, std::size_t> ListObject::locate(std::size_t index) const 
 
 void ListObject::drop_node(std::size_t k) noexcept {
   node_free(nodes_[k]);
-  nodes_.erase(nodes_.begin() + static_cast<std::ptrdiff_t>(k));
+  nodes_.erase(k);
 }
 
 void ListObject::push(ListEnd end, std::string_view element, int fill) {
@@ -91,7 +93,7 @@ void ListObject::push(ListEnd end, std::string_view element, int fill) {
     if (last != nullptr) node_shrink(head ? nodes_.front() : nodes_.back());  // full: it will not grow
     ListNode* fresh = node_create(anchor_for(element), entry_size(anchor_for(element), element));
     if (head) {
-      nodes_.insert(nodes_.begin(), fresh);
+      nodes_.insert(0, fresh);
     } else {
       nodes_.push_back(fresh);
     }
@@ -134,13 +136,13 @@ void ListObject::insert(std::size_t index, std::string_view element, int fill) {
     rest->used += static_cast<std::uint32_t>(n->used - at);
     rest->count = n->count - static_cast<std::uint32_t>(i);
     node_erase(n, at, n->used, rest->count);
-    auto after = nodes_.insert(nodes_.begin() + static_cast<std::ptrdiff_t>(k) + 1, rest);
+    nodes_.insert(k + 1, rest);
     if (node_allows(nodes_[k], entry_size(node_anchor(nodes_[k]), element), fill)) {
       node_insert(nodes_[k], nodes_[k]->used, element);
     } else {
       ListNode* alone = node_create(anchor_for(element), entry_size(anchor_for(element), element));
       node_insert(alone, 0, element);
-      nodes_.insert(after, alone);
+      nodes_.insert(k + 1, alone);
     }
     node_shrink(nodes_[k]);
   }

@@ -27,7 +27,6 @@
 //   list->visit(0, list->size(), false, [](std::size_t, std::string_view e) { ...; return true; });
 #pragma once
 
-#include <absl/container/inlined_vector.h>
 #include <absl/functional/function_ref.h>
 
 #include <cstddef>
@@ -37,12 +36,10 @@
 #include <string_view>
 #include <utility>
 
-#include "kv/detail/counting_allocator.hpp"
+#include "kv/types/list_nodes.hpp"
 #include "kv/value/object.hpp"
 
 namespace duet::kv {
-
-struct ListNode;
 
 enum class ListEnd : std::uint8_t { head, tail };
 
@@ -83,15 +80,13 @@ class ListObject final : public Object {
   [[nodiscard]] std::size_t node_count() const noexcept { return nodes_.size(); }
 
  private:
-  using Nodes = absl::InlinedVector<ListNode*, 1, detail::CountingAllocator<ListNode*>>;
-
   // The node holding `index` and the index inside it.
   [[nodiscard]] std::pair<std::size_t, std::size_t> locate(std::size_t index) const noexcept;
   void drop_node(std::size_t k) noexcept;
   void visit_forward(std::size_t from, std::size_t count, Visitor visitor) const;
   void visit_backward(std::size_t from, std::size_t count, Visitor visitor) const;
 
-  Nodes nodes_;
+  ListNodes nodes_;
   std::size_t size_ = 0;
 };
 
