@@ -172,7 +172,7 @@ void lset(CommandContext& ctx) {
   ListObject& list = list_at(*e);
   std::size_t at = 0;
   if (!resolve_index(index, list.size(), at)) return ctx.reply.error("ERR index out of range");
-  list.replace(at, ctx.argv[3]);
+  list.replace(at, ctx.argv[3], fill(ctx));
   ctx.reply.ok();
 }
 

@@ -28,6 +28,7 @@ std::vector<std::string> contents(const ListObject& list) {
 
 std::string random_element(std::mt19937& rng) {
   static const char* const words[] = {"a", "b", "c", "hello", ""};
+  if (rng() % 64 == 0) return std::string(5000 + rng() % 5000, 'L');  // over a node's byte limit
   switch (rng() % 4) {
     case 0: return words[rng() % 5];
     case 1: return std::to_string(rng() % 1000);
@@ -63,7 +64,7 @@ void random_step(std::mt19937& rng, ListObject& list, std::deque<std::string>& m
       if (n == 0) break;
       {
         const std::size_t at = rng() % n;
-        list.replace(at, e);
+        list.replace(at, e, fill);
         model[at] = e;
       }
       break;
@@ -150,6 +151,18 @@ TEST_CASE("nodes hold as many elements as list-max-listpack-size allows", "[list
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);
   REQUIRE(huge.node_count() == 2);
+}
+
+TEST_CASE("replacing an element with one too big for its node moves it to a node of its own", "[list]") {
+  ListObject list;
+  for (int i = 0; i < 9; ++i) list.push(ListEnd::tail, std::to_string(i), -1);
+  REQUIRE(list.node_count() == 1);
+  list.replace(4, std::string(5000, 'b'), -1);
+  REQUIRE(list.node_count() == 3);
+  list.replace(0, std::string(5000, 'a'), -1);
+  REQUIRE(list.node_count() == 4);
+  REQUIRE(contents(list) == std::vector<std::string>{std::string(5000, 'a'), "1", "2", "3", std::string(5000, 'b'),
+                                                     "5", "6", "7", "8"});
 }
 
 TEST_CASE("elements that start like their node's first one are stored in a few bytes each", "[list]") {

@@ -141,7 +141,7 @@ void ListObject::insert(std::size_t index, std::string_view element, int fill) {
       node_insert(nodes_[k], nodes_[k]->used, element);
     } else {
       ListNode* alone = node_create(anchor_for(element), entry_size(anchor_for(element), element));
-      node_insert(alone, 0, element);
+      node_insert(alone, alone->used, element);  // after its anchor
       nodes_.insert(k + 1, alone);
     }
     node_shrink(nodes_[k]);
@@ -149,13 +149,19 @@ void ListObject::insert(std::size_t index, std::string_view element, int fill) {
   ++size_;
 }
 
-void ListObject::replace(std::size_t index, std::string_view element) {
+void ListObject::replace(std::size_t index, std::string_view element, int fill) {
   auto [k, i] = locate(index);
   ListNode*& n = nodes_[k];
   const std::size_t at = node_offset(n, i);
   EntryView old;
   const std::size_t old_end = static_cast<std::size_t>(read_entry(node_anchor(n), n->data() + at, old) - n->data());
   node_erase(n, at, old_end, 1);
+  if (n->count != 0 && !node_allows(n, entry_size(node_anchor(n), element), fill)) {
+    // Too big for this node (quicklistReplaceEntry): it goes in as an insert
+    // does, beside or between, so no node outgrows its limit by much.
+    --size_;
+    return insert(index, element, fill);
+  }
   node_insert(n, at, element);
 }
 

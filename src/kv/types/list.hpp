@@ -64,7 +64,7 @@ class ListObject final : public Object {
   void pop(ListEnd end, std::string& out);
   // Inserts so that the element ends up at `index` (<= size()).
   void insert(std::size_t index, std::string_view element, int fill);
-  void replace(std::size_t index, std::string_view element);  // index < size()
+  void replace(std::size_t index, std::string_view element, int fill);  // index < size()
   // Removes up to `count` elements from `index` on (clamped to the end).
   void erase(std::size_t index, std::size_t count);
   // Removes the elements equal to `element` from the head on, leaving the
