@@ -144,9 +144,12 @@ TEST_CASE("nodes hold as many elements as list-max-listpack-size allows", "[list
   ListObject by_count;
   for (int i = 0; i < 10; ++i) by_count.push(ListEnd::tail, "x", 3);
   REQUIRE(by_count.node_count() == 4);
-  ListObject by_bytes;  // -1: 4 KiB nodes; an anchor of 2 bytes, then 2 bytes an element
-  for (int i = 0; i < 5000; ++i) by_bytes.push(ListEnd::head, "y", -1);
-  REQUIRE(by_bytes.node_count() == 3);
+  ListObject by_bytes;  // -1: 4 KiB nodes; a 33-byte anchor, then 71 bytes an element (32 shared)
+  for (int i = 0; i < 100; ++i) by_bytes.push(ListEnd::head, std::string(100, 'y'), -1);
+  REQUIRE(by_bytes.node_count() == 2);
+  ListObject by_elements;  // and never more than 256 elements, however small
+  for (int i = 0; i < 5000; ++i) by_elements.push(ListEnd::head, "y", -1);
+  REQUIRE(by_elements.node_count() == 20);
   ListObject huge;  // an element bigger than any node still gets one
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);

@@ -10,6 +10,10 @@ namespace {
 
 constexpr std::size_t size_safety_limit = 8192;  // SIZE_SAFETY_LIMIT: a count-filled node's bytes
 constexpr std::size_t fill_bytes[] = {4096, 8192, 16384, 32768, 65536};  // fill -1 .. -5
+// Elements have no back links (a byte each), so a tail pop walks its node from
+// the front: nodes filled by bytes stop at 256 elements to keep that walk
+// short (~0.2 bytes per element of node overhead).
+constexpr std::uint32_t max_node_elements = 256;
 
 // _quicklistNodeAllowInsert: may this node take `bytes` more?
 bool node_allows(const ListNode* n, std::size_t bytes, int fill) noexcept {
@@ -17,7 +21,7 @@ bool node_allows(const ListNode* n, std::size_t bytes, int fill) noexcept {
   const std::size_t after = n->used + bytes;
   if (fill >= 0) return n->count < static_cast<std::uint32_t>(std::max(fill, 1)) && after <= size_safety_limit;
   const std::size_t level = fill < -5 ? 4 : static_cast<std::size_t>(-fill - 1);
-  return after <= fill_bytes[level];
+  return after <= fill_bytes[level] && n->count < max_node_elements;
 }
 
 // After removals: a node at most half full gives its slack back.
