@@ -145,6 +145,7 @@ void lmpop(CommandContext& ctx) {
     delete_if_empty(ctx, *e);
     return;
   }
+  ctx.log_instead(std::span<const std::string_view>{});  // nothing popped: nothing to log
   ctx.reply.null_array();
 }
 
