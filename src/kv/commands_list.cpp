@@ -2,9 +2,11 @@
 // LLEN LRANGE LINDEX LSET LINSERT LREM LTRIM here; LPOS LMOVE RPOPLPUSH LMPOP
 // in commands_list_move.cpp. Each parses and looks up in Redis's order, so a
 // request with several faults gets Redis's error.
-#include "kv/types/list_commands.hpp"
+#include <algorithm>
+#include <string>
 
 #include "kv/detail/command_util.hpp"
+#include "kv/types/list_commands.hpp"
 
 namespace duet::kv {
 

@@ -1,7 +1,8 @@
 // List commands that search or move (Redis 7.0's t_list.c): LPOS, LMOVE,
 // RPOPLPUSH, LMPOP. The table is in commands_list.cpp.
 #include <charconv>
-#include <climits>
+#include <span>
+#include <vector>
 
 #include "kv/detail/command_util.hpp"
 #include "kv/types/list_commands.hpp"

@@ -1,6 +1,7 @@
 #include "kv/types/list.hpp"
 
 #include <algorithm>
+#include <string>
 #include <vector>
 
 #include "kv/types/list_node.hpp"
