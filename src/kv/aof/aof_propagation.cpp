@@ -21,6 +21,7 @@ enum class Rule {
   getex_state,        // PEXPIREAT / PERSIST / DEL
   float_state,        // SET key value KEEPTTL
   del_unless_nil,     // DEL key, unless the reply is a nil bulk
+  unless_nil,         // as sent, unless the reply is a nil (nothing was popped or moved)
 };
 
 const absl::flat_hash_map<std::string_view, Rule>& rules() {
@@ -31,13 +32,15 @@ const absl::flat_hash_map<std::string_view, Rule>& rules() {
       {"pexpireat", Rule::expire_state}, {"getdel", Rule::del_unless_nil}, {"persist", Rule::unless_zero},
       {"setnx", Rule::unless_zero},     {"msetnx", Rule::unless_zero},    {"del", Rule::unless_zero},
       {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},  {"hdel", Rule::unless_zero},
-      {"hsetnx", Rule::unless_zero},
+      {"hsetnx", Rule::unless_zero},    {"lpushx", Rule::unless_zero},    {"rpushx", Rule::unless_zero},
+      {"lpop", Rule::unless_nil},       {"rpop", Rule::unless_nil},       {"lmove", Rule::unless_nil},
+      {"rpoplpush", Rule::unless_nil},
   };
   return table;
 }
 
-// A missing value, as the client's protocol wrote it (RESP2 or RESP3).
-bool is_nil(std::string_view reply) noexcept { return reply == "$-1\r\n" || reply == "_\r\n"; }
+// A missing value or array, as the client's protocol wrote it (RESP2 or RESP3).
+bool is_nil(std::string_view reply) noexcept { return reply == "$-1\r\n" || reply == "*-1\r\n" || reply == "_\r\n"; }
 
 bool has_get_option(const CommandContext& ctx) {
   for (std::size_t j = 3; j < ctx.argv.size(); ++j) {
@@ -80,6 +83,9 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
         Value::Scratch scratch;
         out.append_command(std::initializer_list<std::string_view>{"SET", as_view(e->key), e->value.str(scratch), "KEEPTTL"});
       }
+      return;
+    case Rule::unless_nil:
+      if (!is_nil(reply)) out.append_command(ctx.argv);
       return;
     case Rule::del_unless_nil:
       if (!is_nil(reply)) out.append_command(std::initializer_list<std::string_view>{"DEL", ctx.argv[1]});
