@@ -112,6 +112,7 @@ std::size_t SetTable::allocated() const noexcept {
 
 SetTable SetTable::clone() const {
   SetTable copy;
+  if (size_ == 0) return copy;  // an intset's empty table stays without slots
   copy.reserve(size_);
   for_each([&](std::string_view member) { copy.place(CompactString(member), detail::key_hash(member)); });
   return copy;
