@@ -58,6 +58,26 @@ TEST_CASE("an intset matches a std::set under random inserts and erases and keep
   CHECK(ints.allocated() == 8 + 8 * ints.size());
 }
 
+TEST_CASE("an intset keeps up to seven small integers inside itself and moves to a block beyond", "[set]") {
+  IntSet ints;
+  for (int v = 7; v >= 1; --v) ints.insert(v * 1000);
+  CHECK(ints.allocated() == 0);
+  CHECK(ints.at(0) == 1000);
+  ints.insert(-1);
+  CHECK(ints.allocated() == 8 + 2 * 8);
+  ints.erase(-1);
+  CHECK(ints.allocated() == 0);
+  ints.insert(40000);  // needs 4 bytes: a block even for few values
+  CHECK(ints.width() == 4);
+  CHECK(ints.allocated() == 8 + 4 * 8);
+  ints.erase(40000);
+  CHECK(ints.width() == 4);  // never narrower again, as Redis
+  IntSet copy = ints.clone();
+  CHECK(copy.size() == 7);
+  CHECK(copy.at(6) == 7000);
+  CHECK(SetObject().memory_usage() == 24);
+}
+
 TEST_CASE("a set table matches a std::set while it grows and shrinks", "[set]") {
   std::mt19937_64 rng(7);
   SetTable table;

@@ -20,6 +20,8 @@
 #pragma once
 
 #include <charconv>
+#include <cstring>
+#include <new>
 #include <cstdint>
 #include <memory>
 #include <string_view>
@@ -39,13 +41,16 @@ class SetObject final : public Object {
   };
 
   [[nodiscard]] ValueType type() const noexcept override { return ValueType::set; }
+  SetObject() noexcept { new (storage_) IntSet(); }
+  ~SetObject() override;
+
   [[nodiscard]] std::string_view encoding() const noexcept override { return is_intset() ? "intset" : "hashtable"; }
-  [[nodiscard]] std::size_t size() const noexcept override { return is_intset() ? ints_.size() : table_.size(); }
+  [[nodiscard]] std::size_t size() const noexcept override { return is_intset() ? ints().size() : table().size(); }
   [[nodiscard]] std::size_t memory_usage() const noexcept override;
   [[nodiscard]] std::unique_ptr<Object> clone() const override;
   void write_records(std::string_view key, RecordSink sink) const override;
 
-  [[nodiscard]] bool is_intset() const noexcept { return table_.capacity() == 0; }
+  [[nodiscard]] bool is_intset() const noexcept { return storage_[IntSet::tag_byte] != table_tag; }
   bool add(std::string_view member, std::int64_t max_intset_entries);  // false when already a member
   bool remove(std::string_view member);                                // false when not a member
   [[nodiscard]] bool contains(std::string_view member) const noexcept;
@@ -55,9 +60,10 @@ class SetObject final : public Object {
   // Every member: an intset's in ascending order, a hashtable's in table order.
   template <class Visit>
   void for_each(Visit&& visit) const {
-    if (!is_intset()) return table_.for_each(visit);
+    if (!is_intset()) return table().for_each(visit);
     Scratch scratch;
-    for (std::size_t i = 0; i < ints_.size(); ++i) visit(format(ints_.at(i), scratch));
+    const IntSet& ints = this->ints();
+    for (std::size_t i = 0; i < ints.size(); ++i) visit(format(ints.at(i), scratch));
   }
   // SSCAN's step: an intset answers whole with cursor 0 (as Redis); a
   // hashtable visits home buckets until `count` members or 10x count buckets.
@@ -73,7 +79,7 @@ class SetObject final : public Object {
       ++seen;
       visit(m);
     };
-    do cursor = table_.scan(cursor, counted);
+    do cursor = table().scan(cursor, counted);
     while (cursor != 0 && buckets-- != 0 && seen < count);
     return cursor;
   }
@@ -84,10 +90,25 @@ class SetObject final : public Object {
   }
 
  private:
-  void convert_to_table();
+  // Byte 15 of storage_ says which: an IntSet keeps 0 or 1 there.
+  static constexpr unsigned char table_tag = 2;
 
-  IntSet ints_;     // the intset encoding's members
-  SetTable table_;  // the hashtable encoding's (capacity 0 while an intset)
+  void convert_to_table();
+  void make_table(SetTable&& table);  // the IntSet in place goes
+  [[nodiscard]] IntSet& ints() noexcept { return *std::launder(reinterpret_cast<IntSet*>(storage_)); }
+  [[nodiscard]] const IntSet& ints() const noexcept { return *std::launder(reinterpret_cast<const IntSet*>(storage_)); }
+  [[nodiscard]] SetTable& table() const noexcept {
+    SetTable* t = nullptr;
+    std::memcpy(&t, storage_, sizeof(t));
+    return *t;
+  }
+
+  // The intset encoding's IntSet in place (small ones hold their members
+  // right here), or a pointer to the hashtable encoding's SetTable: the
+  // object is 24 bytes, one 32-byte malloc chunk, so a key of five small
+  // integers costs its entry and 32 bytes (Redis: robj, intset, dictEntry).
+  alignas(8) unsigned char storage_[16];
 };
+static_assert(sizeof(SetObject) == 24);
 
 }  // namespace duet::kv
