@@ -3,9 +3,6 @@
 // commands_set_algebra.cpp). Replies and errors as Redis 7.0's t_set.c.
 #include <absl/container/flat_hash_set.h>
 
-#include <cerrno>
-#include <cctype>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -223,46 +220,24 @@ void srandmember(CommandContext& ctx) {
   ctx.reply.bulk(set->random_member(ctx.store().next_random(), scratch));
 }
 
-// parseScanCursorOrReply: strtoul's rules (leading zeros, "+1", "-1" wraps).
-bool parse_cursor(std::string_view text, std::uint64_t& cursor) {
-  const std::string buf(text);
-  char* end = nullptr;
-  errno = 0;
-  cursor = std::strtoull(buf.c_str(), &end, 10);
-  return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
-}
-
 // SSCAN key cursor [MATCH pattern] [COUNT count]: Redis looks the key up
 // before it reads the options, so an absent key answers an empty scan even
 // with bad options.
 void sscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
-  if (!parse_cursor(ctx.argv[2], cursor)) return ctx.reply.error("ERR invalid cursor");
+  if (!detail::parse_scan_cursor(ctx.argv[2], cursor)) return ctx.reply.error("ERR invalid cursor");
   SetObject* set = nullptr;
   if (!lookup_set(ctx, ctx.argv[1], set)) return;
-  std::int64_t count = 10;
-  std::string_view pattern;
-  bool use_pattern = false;
-  for (std::size_t i = 3; set != nullptr && i < ctx.argv.size(); i += 2) {
-    const bool has_value = i + 1 < ctx.argv.size();
-    if (equals_ci(ctx.argv[i], "count") && has_value) {
-      if (!detail::int_arg(ctx, ctx.argv[i + 1], count)) return;
-      if (count < 1) return ctx.reply.error(detail::err_syntax);
-    } else if (equals_ci(ctx.argv[i], "match") && has_value) {
-      pattern = ctx.argv[i + 1];
-      use_pattern = pattern != "*";
-    } else {
-      return ctx.reply.error(detail::err_syntax);
-    }
-  }
+  detail::ScanArgs args;
+  if (set != nullptr && !detail::parse_scan_args(ctx, args)) return;
   std::vector<std::string> found;
   if (set != nullptr) {
-    cursor = set->scan(cursor, static_cast<std::size_t>(count), [&](std::string_view m) {
-      if (!use_pattern || glob_match(pattern, m)) found.emplace_back(m);
+    cursor = set->scan(cursor, static_cast<std::size_t>(args.count), [&](std::string_view m) {
+      if (!args.has_pattern || glob_match(args.pattern, m)) found.emplace_back(m);
     });
   }
   ctx.reply.array(2);
-  ctx.reply.bulk(std::to_string(set == nullptr ? 0 : cursor));
+  ctx.reply.bulk(set != nullptr ? std::to_string(cursor) : "0");
   ctx.reply.array(found.size());
   for (const std::string& m : found) ctx.reply.bulk(m);
 }

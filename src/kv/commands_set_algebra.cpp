@@ -86,6 +86,7 @@ void sinter_generic(CommandContext& ctx, Keys keys, const InterOptions& opt) {
     if (!empty) intersect(sets, [&](std::string_view) { return ++n != opt.limit; });
     return ctx.reply.integer(static_cast<std::int64_t>(n));
   }
+  if (sets.size() == 1 && !empty) return reply_members(ctx, *sets[0]);  // SMEMBERS: no copy
   std::vector<std::string> found;
   if (!empty) intersect(sets, [&](std::string_view m) { return found.emplace_back(m), true; });
   ctx.reply.set(found.size());
