@@ -3,6 +3,7 @@
 // commands through a Session with exact replies for the tricky cases.
 #include <catch2/catch.hpp>
 
+#include <map>
 #include <random>
 #include <set>
 #include <string>
@@ -122,6 +123,17 @@ TEST_CASE("a set table scan returns every member present throughout even when th
     ++round;
   } while (cursor != 0);
   for (const std::string& m : stable) CHECK(seen.contains(m));
+}
+
+TEST_CASE("a set table picks each member about equally often", "[set]") {
+  SetTable table;
+  for (int i = 0; i < 200; ++i) table.insert("x" + std::to_string(i));
+  for (int i = 10; i < 200; ++i) table.erase("x" + std::to_string(i));  // ten members left among many slots
+  std::mt19937_64 rng(99);
+  std::map<std::string, int> picks;
+  for (int i = 0; i < 100000; ++i) ++picks[std::string(table.random_member(rng()))];
+  REQUIRE(picks.size() == 10);
+  for (const auto& [member, n] : picks) CHECK((n > 8500 && n < 11500));
 }
 
 TEST_CASE("a set object is an intset of integers up to the limit and a hashtable beyond", "[set]") {

@@ -118,8 +118,20 @@ SetTable SetTable::clone() const {
   return copy;
 }
 
+// Random slots until one holds a member: uniform over the members (a walk
+// from one random slot would favour those after long empty stretches), and
+// at least 1/8 of the slots are full, so a handful of tries. The walk is the
+// bound if the bits keep missing.
 std::string_view SetTable::random_member(std::uint64_t random_bits) const noexcept {
-  std::size_t i = random_bits & mask();
+  std::uint64_t x = random_bits;
+  for (int tries = 0; tries < 64; ++tries) {
+    if (ctrl()[x & mask()] != 0) return slots_[x & mask()].view();
+    x += 0x9E3779B97F4A7C15ull;  // splitmix64's step and mix
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    x ^= x >> 31;
+  }
+  std::size_t i = x & mask();
   while (ctrl()[i] == 0) i = (i + 1) & mask();
   return slots_[i].view();
 }

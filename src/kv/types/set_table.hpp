@@ -13,8 +13,8 @@
 //   order, and a member present for a whole iteration is returned at least
 //   once even if the table grows or shrinks meanwhile (the run after a home
 //   bucket holds every member whose probe starts there, wherever it landed).
-// - random_slot() walks from a random slot to the next member: not exactly
-//   uniform (as Redis's dictGetRandomKey is not), always O(run).
+// - random_member() tries random slots until one is full: uniform over the
+//   members, a few tries (the table is at least 1/8 full, but an empty one).
 // - Move-only; one thread (counting_allocator.hpp).
 //
 //   SetTable t;
