@@ -61,13 +61,11 @@ struct InterOptions {
 template <class Visit>
 void intersect(std::vector<SetObject*>& sets, Visit&& visit) {
   std::stable_sort(sets.begin(), sets.end(), [](const SetObject* a, const SetObject* b) { return a->size() < b->size(); });
-  bool stop = false;
   sets[0]->for_each([&](std::string_view m) {
-    if (stop) return;
     for (std::size_t j = 1; j < sets.size(); ++j) {
-      if (sets[j] != sets[0] && !sets[j]->contains(m)) return;
+      if (sets[j] != sets[0] && !sets[j]->contains(m)) return true;
     }
-    stop = !visit(m);
+    return visit(m);  // false: SINTERCARD reached its LIMIT
   });
 }
 

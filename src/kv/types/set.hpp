@@ -57,13 +57,16 @@ class SetObject final : public Object {
   // A member picked from `random_bits` (the set must not be empty).
   [[nodiscard]] std::string_view random_member(std::uint64_t random_bits, Scratch& scratch) const noexcept;
 
-  // Every member: an intset's in ascending order, a hashtable's in table order.
+  // Every member: an intset's in ascending order, a hashtable's in table
+  // order; a visitor that returns bool stops the walk with false.
   template <class Visit>
   void for_each(Visit&& visit) const {
     if (!is_intset()) return table().for_each(visit);
     Scratch scratch;
     const IntSet& ints = this->ints();
-    for (std::size_t i = 0; i < ints.size(); ++i) visit(format(ints.at(i), scratch));
+    for (std::size_t i = 0; i < ints.size(); ++i) {
+      if (!detail::visit_more(visit, format(ints.at(i), scratch))) return;
+    }
   }
   // SSCAN's step: an intset answers whole with cursor 0 (as Redis); a
   // hashtable visits home buckets until `count` members or 10x count buckets.

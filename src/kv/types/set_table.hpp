@@ -26,11 +26,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 
 #include "kv/value/compact_string.hpp"
 
 namespace duet::kv {
+namespace detail {
+
+// Calls visit(member): true to go on (always, for a visitor returning void).
+template <class Visit>
+bool visit_more(Visit& visit, std::string_view member) {
+  if constexpr (std::is_same_v<decltype(visit(member)), bool>) {
+    return visit(member);
+  } else {
+    visit(member);
+    return true;
+  }
+}
+
+}  // namespace detail
 
 class SetTable {
  public:
@@ -62,10 +77,11 @@ class SetTable {
   [[nodiscard]] std::size_t allocated() const noexcept;
   [[nodiscard]] SetTable clone() const;
 
+  // Every member; a visitor that returns bool stops the walk with false.
   template <class Visit>
   void for_each(Visit&& visit) const {
     for (std::size_t i = 0; i < capacity_; ++i) {
-      if (ctrl()[i] != 0) visit(slots_[i].view());
+      if (ctrl()[i] != 0 && !detail::visit_more(visit, slots_[i].view())) return;
     }
   }
   // One home bucket's members, then the next cursor (0: the iteration is done).
