@@ -91,28 +91,6 @@ void hrandfield_count(CommandContext& ctx, std::int64_t n, bool withvalues) {
   pick_distinct(pick, *h, count);
 }
 
-struct ScanArgs {
-  std::int64_t count = 10;
-  std::string_view pattern;
-  bool has_pattern = false;
-};
-
-bool parse_scan_args(CommandContext& ctx, ScanArgs& args) {
-  for (std::size_t i = 3; i < ctx.argv.size(); i += 2) {
-    const bool has_value = ctx.argv.size() - i >= 2;
-    if (equals_ci(ctx.argv[i], "count") && has_value) {
-      if (!detail::int_arg(ctx, ctx.argv[i + 1], args.count)) return false;
-      if (args.count < 1) return ctx.reply.error(detail::err_syntax), false;
-    } else if (equals_ci(ctx.argv[i], "match") && has_value) {
-      args.pattern = ctx.argv[i + 1];
-      args.has_pattern = args.pattern != "*";
-    } else {
-      return ctx.reply.error(detail::err_syntax), false;
-    }
-  }
-  return true;
-}
-
 }  // namespace
 
 void hrandfield(CommandContext& ctx) {
@@ -142,8 +120,8 @@ void hscan(CommandContext& ctx) {
   bool ok = true;
   const HashObject* h = hash_of(read_hash(ctx, ctx.argv[1], ok));
   if (!ok) return;
-  ScanArgs args;
-  if (h != nullptr && !parse_scan_args(ctx, args)) return;
+  detail::ScanArgs args;
+  if (h != nullptr && !detail::parse_scan_args(ctx, args)) return;
   std::vector<Record> found;
   if (h != nullptr) {
     cursor = h->scan(cursor, static_cast<std::size_t>(args.count), [&](Record r) {

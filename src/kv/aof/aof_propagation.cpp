@@ -32,7 +32,8 @@ const absl::flat_hash_map<std::string_view, Rule>& rules() {
       {"pexpireat", Rule::expire_state}, {"getdel", Rule::del_unless_nil}, {"persist", Rule::unless_zero},
       {"setnx", Rule::unless_zero},     {"msetnx", Rule::unless_zero},    {"del", Rule::unless_zero},
       {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},  {"hdel", Rule::unless_zero},
-      {"hsetnx", Rule::unless_zero},    {"lpushx", Rule::unless_zero},    {"rpushx", Rule::unless_zero},
+      {"hsetnx", Rule::unless_zero},    {"sadd", Rule::unless_zero},      {"srem", Rule::unless_zero},
+      {"smove", Rule::unless_zero},     {"lpushx", Rule::unless_zero},    {"rpushx", Rule::unless_zero},
       {"lpop", Rule::unless_nil},       {"rpop", Rule::unless_nil},       {"lmove", Rule::unless_nil},
       {"rpoplpush", Rule::unless_nil},
   };

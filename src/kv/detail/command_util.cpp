@@ -27,4 +27,20 @@ bool parse_scan_cursor(std::string_view text, std::uint64_t& cursor) {
   return std::isspace(static_cast<unsigned char>(buf[0])) == 0 && *end == '\0' && errno != ERANGE;
 }
 
+bool parse_scan_args(CommandContext& ctx, ScanArgs& args) {
+  for (std::size_t i = 3; i < ctx.argv.size(); i += 2) {
+    const bool has_value = ctx.argv.size() - i >= 2;
+    if (equals_ci(ctx.argv[i], "count") && has_value) {
+      if (!int_arg(ctx, ctx.argv[i + 1], args.count)) return false;
+      if (args.count < 1) return ctx.reply.error(err_syntax), false;
+    } else if (equals_ci(ctx.argv[i], "match") && has_value) {
+      args.pattern = ctx.argv[i + 1];
+      args.has_pattern = args.pattern != "*";
+    } else {
+      return ctx.reply.error(err_syntax), false;
+    }
+  }
+  return true;
+}
+
 }  // namespace duet::kv::detail

@@ -71,4 +71,14 @@ void append_lower(std::string& out, std::string_view text);
 // are refused (false).
 [[nodiscard]] bool parse_scan_cursor(std::string_view text, std::uint64_t& cursor);
 
+// HSCAN/SSCAN's options from argv[3] on (scanGenericCommand): COUNT n (>= 1)
+// and MATCH pattern ("*" matches all without a pattern); false after replying
+// the error.
+struct ScanArgs {
+  std::int64_t count = 10;
+  std::string_view pattern;
+  bool has_pattern = false;
+};
+[[nodiscard]] bool parse_scan_args(CommandContext& ctx, ScanArgs& args);
+
 }  // namespace duet::kv::detail
