@@ -32,8 +32,8 @@ SCRIPTS = [
      ["COPY", "l", "l2"], ["LRANGE", "l2", "0", "-1"], ["COPY", "h", "h2"], ["HGETALL", "h2"],
      ["COPY", "si", "si2"], ["OBJECT", "ENCODING", "si2"], ["RENAME", "h2", "h3"], ["HGET", "h3", "f"],
      ("unordered", ["KEYS", "*"]), ["DBSIZE"],
-     ("unordered", ["SCAN", "0", "TYPE", "list", "COUNT", "100"]), ("unordered", ["SCAN", "0", "TYPE", "hash", "COUNT", "100"]),
-     ("unordered", ["SCAN", "0", "TYPE", "set", "COUNT", "100"]), ("unordered", ["SCAN", "0", "TYPE", "string", "COUNT", "100"]),
+     ("scan", ["SCAN", "0", "TYPE", "list", "COUNT", "100"]), ("scan", ["SCAN", "0", "TYPE", "hash", "COUNT", "100"]),
+     ("scan", ["SCAN", "0", "TYPE", "set", "COUNT", "100"]), ("scan", ["SCAN", "0", "TYPE", "string", "COUNT", "100"]),
      ["EXPIRE", "l", "100"], ["TTL", "l"], ["PERSIST", "l"], ["DEL", "l", "h", "si"], ["EXISTS", "l", "h", "si"],
      ["MOVE", "l2", "2"], ["SET", "s", "plain"], ["TYPE", "s"]],
 ]

@@ -17,6 +17,7 @@ reply whose order is unspecified compares:
   "length"     only the reply's type and element count (random picks)
   "skip"       not compared (the command still runs)
   "one_shard"  compared only on the one-shard servers (SCAN's cursor names a shard on several)
+  "scan"       a SCAN-family reply: the cursor as it is, the elements as a multiset; one-shard servers only
   "known"      a documented difference: printed as KNOWN, not failed (say why beside it)
 A module may also define RESP2_ONLY = True (its replies have no RESP3 form worth checking),
 and MULTI_SCRIPTS with CONNECTIONS = n: scripts whose steps are (connection, command[, "sorted" | "pubsub"]);
@@ -24,6 +25,7 @@ after each step every connection's bytes (replies and pushes) are read until the
 compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub": only INFO's pubsub lines).
 """
 import importlib.util
+import io
 import os
 import pathlib
 import shutil
@@ -49,8 +51,8 @@ class Reader:
 
     AGGREGATES = {b"*": 1, b"~": 1, b">": 1, b"%": 2, b"|": 2}
 
-    def __init__(self, sock):
-        self.f = sock.makefile("rb")
+    def __init__(self, source):
+        self.f = source if isinstance(source, io.IOBase) else source.makefile("rb")
 
     def reply(self):
         line = self.f.readline()
@@ -72,7 +74,14 @@ class Reader:
         return line, []
 
 
+def parts_of(raw):
+    """The top-level elements of an aggregate reply given as bytes."""
+    return Reader(io.BytesIO(raw)).reply()[1]
+
+
 def normalise(mode, raw, parts):
+    if mode == "scan":
+        return ("one_shard", parts[0], sorted(parts_of(parts[1])) if len(parts) == 2 else raw)
     if mode == "unordered":
         return raw[:raw.index(b"\r\n")], sorted(parts)
     if mode == "pairs":
@@ -169,7 +178,7 @@ def run_multi(port, proto, script, connections):
             got = [b"\n".join(sorted(g.split(b"\r\n"))) for g in got]
         if len(step) > 2 and step[2] == "pubsub":
             got = [b"\n".join(l for l in g.split(b"\r\n") if l.startswith(b"pubsub")) for g in got]
-        replies.append(got)
+        replies.append(("one_shard", got) if len(step) > 2 and step[2] == "one_shard" else got)
     for c in conns:
         c.close()
     return replies
