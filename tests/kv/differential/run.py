@@ -24,6 +24,7 @@ and MULTI_SCRIPTS with CONNECTIONS = n: scripts whose steps are (connection, com
 after each step every connection's bytes (replies and pushes) are read until the server goes quiet and
 compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub": only INFO's pubsub lines).
 """
+import concurrent.futures
 import importlib.util
 import io
 import os
@@ -231,37 +232,40 @@ def main():
         port = free_port()
         servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
         duets.append((name, port))
+    jobs = []  # (module, protocol, index, script, connections or None)
+    for module_name, module in load_modules(only):
+        for proto in protos:
+            if proto == 3 and getattr(module, "RESP2_ONLY", False):
+                continue
+            scripts = [(s, None) for s in module.SCRIPTS]
+            scripts += [(s, module.CONNECTIONS) for s in getattr(module, "MULTI_SCRIPTS", [])]
+            for index, (script, connections) in enumerate(scripts):
+                jobs.append((module_name, proto, index, script, connections))
+
+    def run_all(port):  # every job on one server, in order
+        return [run_multi(port, proto, script, connections) if connections else run_script(port, proto, script)
+                for _, proto, _, script, connections in jobs]
+
     bad = checked = 0
     try:
-        for module_name, module in load_modules(only):
-            for proto in protos:
-                if proto == 3 and getattr(module, "RESP2_ONLY", False):
-                    continue
-                scripts = [(s, False) for s in module.SCRIPTS]
-                scripts += [(s, True) for s in getattr(module, "MULTI_SCRIPTS", [])]
-                for index, (script, multi) in enumerate(scripts):
-                    if multi:
-                        def runner(port):
-                            return run_multi(port, proto, script, module.CONNECTIONS)
-                    else:
-                        def runner(port):
-                            return run_script(port, proto, script)
-                    want = runner(rport)
-                    for name, port in duets:
-                        got = runner(port)
-                        steps = list(script) + [("keyspace", ["<keyspace after>"])]
-                        for step, x, y in zip(steps, want, got):
-                            mode = x[0] if isinstance(x, tuple) else None
-                            if mode == "one_shard" and "threads" in name:
-                                continue
-                            checked += 1
-                            if mode == "known" and x != y:
-                                print("KNOWN %s script %d RESP%d %s %.200r" % (module_name, index, proto, name, step))
-                                continue
-                            if x != y:
-                                bad += 1
-                                print("DIFF %s script %d RESP%d %s %r\n  redis: %.400r\n  duet:  %.400r"
-                                      % (module_name, index, proto, name, step, x, y))
+        # The servers are independent: each runs the whole list at once, in a thread of its own.
+        with concurrent.futures.ThreadPoolExecutor(len(duets) + 1) as pool:
+            results = list(pool.map(run_all, [rport] + [port for _, port in duets]))
+        for (name, _), got_all in zip(duets, results[1:]):
+            for (module_name, proto, index, script, _), want, got in zip(jobs, results[0], got_all):
+                steps = list(script) + [("keyspace", ["<keyspace after>"])]
+                for step, x, y in zip(steps, want, got):
+                    mode = x[0] if isinstance(x, tuple) else None
+                    if mode == "one_shard" and "threads" in name:
+                        continue
+                    checked += 1
+                    if mode == "known" and x != y:
+                        print("KNOWN %s script %d RESP%d %s %.200r" % (module_name, index, proto, name, step))
+                        continue
+                    if x != y:
+                        bad += 1
+                        print("DIFF %s script %d RESP%d %s %r\n  redis: %.400r\n  duet:  %.400r"
+                              % (module_name, index, proto, name, step, x, y))
     finally:
         for proc in servers:
             proc.kill()
