@@ -29,6 +29,13 @@ extern char** environ;
 
 namespace aofe2e {
 
+// The executable of a voice, from the environment meson test sets.
+inline std::string exe(const char* voice) {
+  const char* path = std::getenv(std::string(voice) == "stackless" ? "DUET_KV_STACKLESS" : "DUET_KV_STACKFUL");
+  if (path == nullptr) throw std::runtime_error("DUET_KV_STACKLESS / DUET_KV_STACKFUL not set (run through meson test)");
+  return path;
+}
+
 inline std::string read_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream out;

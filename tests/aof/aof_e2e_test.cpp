@@ -17,16 +17,11 @@
 #include "support/temp_dir.hpp"
 
 using aofe2e::Client;
+using aofe2e::exe;
 using aofe2e::Server;
 using duet::test::TempDir;
 
 namespace {
-
-std::string exe(const char* voice) {
-  const char* path = std::getenv(std::string(voice) == "stackless" ? "DUET_KV_STACKLESS" : "DUET_KV_STACKFUL");
-  if (path == nullptr) FAIL("DUET_KV_STACKLESS / DUET_KV_STACKFUL not set (run through meson test)");
-  return path;
-}
 
 std::int64_t now_ms() {
   using namespace std::chrono;

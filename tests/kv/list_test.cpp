@@ -147,9 +147,9 @@ TEST_CASE("nodes hold as many elements as list-max-listpack-size allows", "[list
   ListObject by_bytes;  // -1: 4 KiB nodes; a 33-byte anchor, then 71 bytes an element (32 shared)
   for (int i = 0; i < 100; ++i) by_bytes.push(ListEnd::head, std::string(100, 'y'), -1);
   REQUIRE(by_bytes.node_count() == 2);
-  ListObject by_elements;  // and never more than 256 elements, however small
+  ListObject by_elements;  // and never more than 128 elements, however small
   for (int i = 0; i < 5000; ++i) by_elements.push(ListEnd::head, "y", -1);
-  REQUIRE(by_elements.node_count() == 20);
+  REQUIRE(by_elements.node_count() == 40);
   ListObject huge;  // an element bigger than any node still gets one
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);
   huge.push(ListEnd::tail, std::string(70000, 'z'), -5);

@@ -12,9 +12,10 @@ namespace {
 constexpr std::size_t size_safety_limit = 8192;  // SIZE_SAFETY_LIMIT: a count-filled node's bytes
 constexpr std::size_t fill_bytes[] = {4096, 8192, 16384, 32768, 65536};  // fill -1 .. -5
 // Elements have no back links (a byte each), so a tail pop walks its node from
-// the front: nodes filled by bytes stop at 256 elements to keep that walk
-// short (~0.2 bytes per element of node overhead).
-constexpr std::uint32_t max_node_elements = 256;
+// the front: nodes filled by bytes stop at 128 elements to keep that walk
+// short (~0.35 bytes per element of node overhead; at 256 RPOP P16 cost
+// 0.91x Redis's CPU against LPOP's 0.60x).
+constexpr std::uint32_t max_node_elements = 128;
 
 // _quicklistNodeAllowInsert: may this node take `bytes` more?
 bool node_allows(const ListNode* n, std::size_t bytes, int fill) noexcept {
