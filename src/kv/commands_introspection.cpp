@@ -32,6 +32,10 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
 void reply_categories(CommandContext& ctx, const Command& cmd) {
   std::string_view access = (cmd.flags & cmd_write) != 0 ? "@write" : (cmd.flags & cmd_readonly) != 0 ? "@read" : "";
   std::string_view group = cmd.group == "string"       ? "@string"
+                           : cmd.group == "list"       ? "@list"
+                           : cmd.group == "hash"       ? "@hash"
+                           : cmd.group == "set"        ? "@set"
+                           : cmd.group == "bitmap"     ? "@bitmap"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"
                            : (cmd.flags & cmd_pubsub) != 0 ? "@pubsub"
