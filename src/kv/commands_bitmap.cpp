@@ -29,12 +29,7 @@ constexpr std::string_view err_bit_value = "ERR bit is not an integer or out of 
 constexpr std::string_view err_field_type =
     "ERR Invalid bitfield type. Use something like i16 u8. Note that u64 is not supported but i64 is.";
 
-// lookupKeyRead: counts a hit or a miss for INFO stats.
-Entry* read_key(CommandContext& ctx, std::string_view key) {
-  Entry* e = ctx.db().find(key, ctx.now);
-  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
-  return e;
-}
+using detail::read_key;  // lookupKeyRead: counts a hit or a miss
 
 // getBitOffsetFromArgument: a bit offset below proto-max-bulk-len bytes; with
 // `hash`, "#n" means the n-th field of `bits` bits (BITFIELD). A value is

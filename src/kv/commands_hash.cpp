@@ -11,10 +11,8 @@
 namespace duet::kv {
 namespace hash_cmd {
 
-// lookupKeyRead: counts a hit or a miss for INFO stats.
 Entry* read_hash(CommandContext& ctx, std::string_view key, bool& ok) {
-  Entry* e = ctx.db().find(key, ctx.now);
-  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
+  Entry* e = detail::read_key(ctx, key);
   ok = detail::check_type(ctx, e, ValueType::hash);
   return e;
 }

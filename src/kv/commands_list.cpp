@@ -14,11 +14,6 @@ namespace list_cmd {
 
 int fill(CommandContext& ctx) noexcept { return ctx.server.config().list_max_listpack_size; }
 
-Entry* read_key(CommandContext& ctx, std::string_view key) {
-  Entry* e = ctx.db().find(key, ctx.now);
-  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
-  return e;
-}
 
 ListObject& list_at(Entry& e) noexcept { return *e.value.as<ListObject>(); }
 

@@ -11,12 +11,7 @@ namespace {
 
 using detail::SetOptions;
 
-// lookupKeyRead: counts a hit or a miss for INFO stats.
-Entry* read_key(CommandContext& ctx, std::string_view key) {
-  Entry* e = ctx.db().find(key, ctx.now);
-  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
-  return e;
-}
+using detail::read_key;  // lookupKeyRead: counts a hit or a miss
 
 void reply_value(CommandContext& ctx, const Entry* e) {
   if (e == nullptr) return ctx.reply.null();

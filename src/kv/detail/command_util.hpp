@@ -42,6 +42,13 @@ inline constexpr std::string_view err_wrongtype = "WRONGTYPE Operation against a
   return false;
 }
 
+// Redis's lookupKeyRead: the key's entry, counting a hit or a miss for INFO stats.
+[[nodiscard]] inline Entry* read_key(CommandContext& ctx, std::string_view key) {
+  Entry* e = ctx.db().find(key, ctx.now);
+  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
+  return e;
+}
+
 // Redis's checkType: true when `e` is absent or holds `type`; otherwise
 // replies WRONGTYPE and returns false.
 [[nodiscard]] inline bool check_type(CommandContext& ctx, const Entry* e, ValueType type) {

@@ -15,14 +15,14 @@
 #include <string_view>
 
 #include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
 #include "kv/types/list.hpp"
 
 namespace duet::kv::list_cmd {
 
 // list-max-listpack-size, read at the write.
 [[nodiscard]] int fill(CommandContext& ctx) noexcept;
-// lookupKeyRead: counts a hit or a miss for INFO stats.
-Entry* read_key(CommandContext& ctx, std::string_view key);
+using detail::read_key;  // lookupKeyRead: counts a hit or a miss for INFO stats
 // The list an entry known to hold one.
 [[nodiscard]] ListObject& list_at(Entry& e) noexcept;
 // A new empty list under `key` (absent before).
