@@ -222,6 +222,9 @@ def main():
     redis = os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
     if not redis:
         raise SystemExit("redis-server not found (./dev.sh deps installs it)")
+    missing = [v for v in ("DUET_KV_STACKLESS", "DUET_KV_STACKFUL") if v not in os.environ]
+    if missing:
+        raise SystemExit("%s not set (meson test sets them)" % ", ".join(missing))
     servers = []
     rport = free_port()
     servers.append(start([redis, "--port", str(rport), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"], rport))
@@ -230,7 +233,12 @@ def main():
                              ("stackful/epoll", "DUET_KV_STACKFUL", ["--backend", "epoll"]),
                              ("stackless/threads=2", "DUET_KV_STACKLESS", ["--threads", "2"])]:
         port = free_port()
-        servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
+        try:
+            servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
+        except BaseException:  # one that does not start ends those already started
+            for proc in servers:
+                proc.kill()
+            raise
         duets.append((name, port))
     jobs = []  # (module, protocol, index, script, connections or None)
     for module_name, module in load_modules(only):
