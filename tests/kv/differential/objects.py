@@ -11,7 +11,7 @@ SCRIPTS = [
      ["SET", "r", "x" * 45], ["OBJECT", "ENCODING", "r"], ["APPEND", "i", "4"], ["OBJECT", "ENCODING", "i"],
      ["INCR", "j"], ["OBJECT", "ENCODING", "j"], ["SETRANGE", "new", "0", "ab"], ["OBJECT", "ENCODING", "new"],
      ["APPEND", "fresh", "7"], ["OBJECT", "ENCODING", "fresh"], ["OBJECT", "ENCODING", "nokey"],
-     ["OBJECT", "IDLETIME", "i"], ["OBJECT", "FREQ", "i"], ["OBJECT", "HELP"], ["OBJECT"], ["OBJECT", "ENCODING"],
+     ("type", ["OBJECT", "IDLETIME", "i"]), ["OBJECT", "FREQ", "i"], ["OBJECT", "HELP"], ["OBJECT"], ["OBJECT", "ENCODING"],
      ["OBJECT", "foo", "i"], ["OBJECT", "HELP", "x"], ("known", ["MEMORY", "HELP"]), ["MEMORY", "USAGE", "nokey"],
      ["MEMORY", "USAGE", "i", "SAMPLES", "x"], ["MEMORY", "USAGE", "i", "FOO"], ["MEMORY", "nope"]],
     # COPY and MOVE
