@@ -100,11 +100,14 @@ const Command* find_command(std::string_view name) noexcept {
 std::span<const Command* const> all_commands() noexcept { return table().list; }
 
 void CommandContext::log_instead(std::span<const std::string_view> command) {
-  log_replaced = true;
+  if (logged_instead == nullptr) {
+    logged_instead = &server.log_scratch();
+    logged_instead->clear();
+  }
   if (command.empty()) return;
-  logged_instead.append("*").append(std::to_string(command.size())).append("\r\n");
+  logged_instead->append("*").append(std::to_string(command.size())).append("\r\n");
   for (std::string_view arg : command) {
-    logged_instead.append("$").append(std::to_string(arg.size())).append("\r\n").append(arg).append("\r\n");
+    logged_instead->append("$").append(std::to_string(arg.size())).append("\r\n").append(arg).append("\r\n");
   }
 }
 

@@ -56,8 +56,9 @@ struct CommandContext {
   // instead: each log_instead() stages one command, RESP-encoded, and the AOF
   // writes these in place of the one sent (Redis's alsoPropagate). A handler
   // that calls log_instead(std::span<const std::string_view>{}) once logs nothing.
-  std::string logged_instead{};
-  bool log_replaced = false;
+  // Null until then: the bytes live in the state's scratch buffer, so every
+  // other command pays one pointer, not a string's construction and destruction.
+  std::string* logged_instead = nullptr;
 
   [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
   [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }

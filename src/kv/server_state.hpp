@@ -140,6 +140,9 @@ class ServerState {
   // Write propagation (the AOF): Session calls it around every cmd_write command.
   [[nodiscard]] WriteObserver* write_observer() const noexcept { return write_observer_; }
   void set_write_observer(WriteObserver* observer) noexcept { write_observer_ = observer; }
+  // Where CommandContext::log_instead stages a command's replacement records
+  // (one command runs at a time on this state's thread).
+  [[nodiscard]] std::string& log_scratch() noexcept { return log_scratch_; }
 
  private:
   ServerConfig config_;
@@ -150,6 +153,7 @@ class ServerState {
   std::function<std::int64_t()> clock_;
   std::function<void()> shutdown_hook_;
   WriteObserver* write_observer_ = nullptr;
+  std::string log_scratch_;
   SocketNamer socket_namer_ = nullptr;
   ClientCloser client_closer_ = nullptr;
   std::size_t memory_shares_ = 1;

@@ -98,7 +98,7 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
 
 void translate_write(const Command& cmd, CommandContext& ctx, std::string_view reply, AofBuffer& out) {
   if (!reply.empty() && reply.front() == '-') return;  // errors change nothing
-  if (ctx.log_replaced) return out.append_raw(ctx.logged_instead);  // the handler said what it did
+  if (ctx.logged_instead != nullptr) return out.append_raw(*ctx.logged_instead);  // the handler said what it did
   auto it = rules().find(cmd.name);
   apply_rule(it == rules().end() ? Rule::verbatim : it->second, ctx, reply, out);
 }
