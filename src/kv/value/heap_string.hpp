@@ -21,6 +21,7 @@
 #include <string_view>
 
 #include "kv/detail/counting_allocator.hpp"
+#include "kv/detail/small_blocks.hpp"
 
 namespace duet::kv {
 
@@ -65,13 +66,18 @@ struct HeapString {
 
   static constexpr std::size_t max_capacity = 0xFFFFFFFFu;
 
+  // Every block of the keyspace comes from here: up to 64 bytes from the
+  // small-block pools (no malloc header, 8-byte classes), larger ones from
+  // malloc. `bytes` must be what allocate() was given (or the same class).
   static void* allocate(std::size_t bytes) {
     detail::t_counted_bytes += static_cast<std::int64_t>(bytes);
+    if (bytes <= detail::small_block_max) return detail::small_block_allocate(bytes);
     return ::operator new(bytes);
   }
   static void release(void* p, std::size_t bytes) noexcept {
     detail::t_counted_bytes -= static_cast<std::int64_t>(bytes);
-    ::operator delete(p);
+    if (bytes <= detail::small_block_max) return detail::small_block_release(p, bytes);
+    ::operator delete(p, bytes);
   }
 };
 
