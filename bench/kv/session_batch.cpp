@@ -1,7 +1,10 @@
-// session_batch: feeds N pipelined batches of GET or SET commands through one
-// duet::kv::Session, for callgrind (deterministic instruction counts):
+// session_batch: feeds N pipelined batches of GET or SET commands (or of one
+// of redis-benchmark's type tests: lpush rpush lpop rpop sadd hset spop
+// lrange_100) through one duet::kv::Session, for callgrind (deterministic
+// instruction counts):
 //
 //   valgrind --tool=callgrind ./session_batch get 2000 [per_batch=16] [check]
+//   valgrind --tool=callgrind ./session_batch sadd 2000
 //
 // Run once with 0 batches and subtract to get the batch loop alone, or read
 // run_batches' inclusive cost. With "check" it prints a checksum of all reply
@@ -35,7 +38,7 @@ namespace {
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s get|set BATCHES [PER_BATCH=16] [check]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s get|set|lpush|rpush|lpop|rpop|sadd|hset|spop|lrange_100 BATCHES [PER_BATCH=16] [check]\n", argv[0]);
     return 2;
   }
   std::string_view mode = argv[1];
@@ -44,8 +47,17 @@ int main(int argc, char** argv) {
   bool check = argc > 4 && std::string_view(argv[4]) == "check";
   duet::kv::ServerState state;  // the system clock, as in the server
   bench::kv::preload(state);
-  auto batches = bench::kv::make_batches(mode == "get", per_batch, bench::kv::batch_pool);
   duet::kv::Session session(state);
+  std::vector<std::string> batches;
+  if (mode == "get" || mode == "set") {
+    batches = bench::kv::make_batches(mode == "get", per_batch, bench::kv::batch_pool);
+  } else if (!bench::kv::type_test_command(mode).empty()) {
+    bench::kv::preload_types(session, count * per_batch + 100);
+    batches = bench::kv::make_type_batches(mode, per_batch, bench::kv::batch_pool);
+  } else {
+    std::fprintf(stderr, "unknown test: %s\n", argv[1]);
+    return 2;
+  }
   std::uint64_t checksum = run_batches(session, batches, count, check);
   std::printf("%s batches=%zu per_batch=%zu checksum=%016llx commands=%llu\n", argv[1], count, per_batch,
               static_cast<unsigned long long>(checksum),

@@ -8,6 +8,11 @@
 //   SET commands (SET key xxx: -d 3) on pseudo-random keys (fixed seed), exactly
 //   what redis-benchmark -P <per_batch> sends. The pool size does not depend on
 //   how many batches run, so a run with 0 batches measures only the set-up.
+// - make_type_batches(): the same for redis-benchmark's type tests (lpush,
+//   rpush, lpop, rpop, sadd, hset, spop, lrange_100), each command exactly as
+//   redis-benchmark sends it without -r (one key; `element:__rand_int__`
+//   literally); preload_types() first fills `mylist` (lrange_100 and the
+//   pops need one that does not run out) and `myset`.
 // - Single thread; deterministic.
 //
 //   duet::kv::ServerState state;  bench::kv::preload(state);
@@ -16,7 +21,9 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kv/server_state.hpp"
@@ -53,6 +60,54 @@ inline std::vector<std::string> make_batches(bool get, std::size_t per_batch, st
     }
   }
   return batches;
+}
+
+inline std::string resp_command(std::initializer_list<std::string_view> args) {
+  std::string out = "*" + std::to_string(args.size()) + "\r\n";
+  for (std::string_view a : args) {
+    out += "$" + std::to_string(a.size()) + "\r\n";
+    out += a;
+    out += "\r\n";
+  }
+  return out;
+}
+
+// The RESP of one command of a redis-benchmark type test, or "" if unknown.
+inline std::string type_test_command(std::string_view test) {
+  if (test == "lpush") return resp_command({"LPUSH", "mylist", "xxx"});
+  if (test == "rpush") return resp_command({"RPUSH", "mylist", "xxx"});
+  if (test == "lpop") return resp_command({"LPOP", "mylist"});
+  if (test == "rpop") return resp_command({"RPOP", "mylist"});
+  if (test == "sadd") return resp_command({"SADD", "myset", "element:__rand_int__"});
+  if (test == "hset") return resp_command({"HSET", "myhash", "element:__rand_int__", "xxx"});
+  if (test == "spop") return resp_command({"SPOP", "myset"});
+  if (test == "lrange_100") return resp_command({"LRANGE", "mylist", "0", "99"});
+  return {};
+}
+
+// A list long enough for every pop a run makes, as redis-benchmark's LPUSH
+// test leaves one, and a set of one member for SADD/SPOP (SPOP's test runs
+// after SADD's, which leaves `element:__rand_int__` in it).
+template <class Session>
+void preload_types(Session& session, std::size_t list_elements) {
+  std::string batch;
+  for (std::size_t i = 0; i < list_elements; ++i) {
+    batch += resp_command({"RPUSH", "mylist", "xxx"});
+    if (batch.size() > 64 * 1024 || i + 1 == list_elements) {
+      session.feed(batch);
+      session.consume_output(session.output().size());
+      batch.clear();
+    }
+  }
+  session.feed(resp_command({"SADD", "myset", "element:__rand_int__"}));
+  session.consume_output(session.output().size());
+}
+
+inline std::vector<std::string> make_type_batches(std::string_view test, std::size_t per_batch, std::size_t pool) {
+  const std::string one = type_test_command(test);
+  std::string batch;
+  for (std::size_t i = 0; i < per_batch; ++i) batch += one;
+  return std::vector<std::string>(pool, batch);
 }
 
 }  // namespace bench::kv
