@@ -20,7 +20,7 @@ ListObject& list_at(Entry& e) noexcept { return *e.value.as<ListObject>(); }
 ListObject& create_list(CommandContext& ctx, std::string_view key) {
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
-  e.value.set_object(std::make_unique<ListObject>());
+  e.value.set_object(make_object<ListObject>());
   return list_at(e);
 }
 

@@ -20,7 +20,7 @@ constexpr std::string_view err_range_positive = "ERR value is out of range, must
 
 // The set at `key`, created empty (an intset, Redis's setTypeCreate) when absent.
 SetObject& create_set(CommandContext& ctx, std::string_view key) {
-  auto owned = std::make_unique<SetObject>();
+  auto owned = make_object<SetObject>();
   SetObject& set = *owned;
   bool created = false;
   ctx.db().upsert(key, ctx.now, created).value.set_object(std::move(owned));
@@ -112,7 +112,7 @@ void spop_some(CommandContext& ctx, Entry& entry, SetObject& set, std::size_t co
       set.remove(popped.back());
     }
   } else {
-    auto kept = std::make_unique<SetObject>();
+    auto kept = make_object<SetObject>();
     const std::int64_t max = set_family::max_intset_entries(ctx);
     while (remaining-- != 0) {
       const std::string member(set.random_member(ctx.store().next_random(), scratch));

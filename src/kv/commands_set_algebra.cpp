@@ -19,7 +19,7 @@ bool lookup_set(CommandContext& ctx, std::string_view key, SetObject*& set) {
   return true;
 }
 
-void store_set(CommandContext& ctx, std::string_view key, std::unique_ptr<SetObject> set) {
+void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set) {
   const std::size_t size = set->size();
   if (size == 0) {
     ctx.db().erase(key, ctx.now);
@@ -74,7 +74,7 @@ void sinter_generic(CommandContext& ctx, Keys keys, const InterOptions& opt) {
   if (!lookup_all(ctx, keys, sets)) return;
   const bool empty = std::find(sets.begin(), sets.end(), nullptr) != sets.end();
   if (opt.dst != nullptr) {
-    auto result = std::make_unique<SetObject>();
+    auto result = make_object<SetObject>();
     const std::int64_t max = max_intset_entries(ctx);
     if (!empty) intersect(sets, [&](std::string_view m) { return result->add(m, max), true; });
     return store_set(ctx, *opt.dst, std::move(result));
@@ -125,7 +125,7 @@ void diff_into(std::vector<SetObject*>& sets, SetObject& out, std::int64_t max) 
 void union_diff(CommandContext& ctx, Keys keys, const std::string_view* dst, Op op) {
   std::vector<SetObject*> sets;
   if (!lookup_all(ctx, keys, sets)) return;
-  auto result = std::make_unique<SetObject>();
+  auto result = make_object<SetObject>();
   const std::int64_t max = max_intset_entries(ctx);
   if (op == Op::union_of) {
     for (const SetObject* s : sets) {

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kv/types/bitmap.hpp"
+#include "kv/types/list.hpp"
 #include "kv_test_util.hpp"
 
 using namespace duet::kv::bitmap;
@@ -110,21 +112,13 @@ std::int64_t random_value(std::mt19937_64& rng) {
   }
 }
 
-// A key of another type, for WRONGTYPE (the type modules are not needed).
-class OtherObject final : public duet::kv::Object {
- public:
-  static constexpr auto value_type = duet::kv::ValueType::list;
-  duet::kv::ValueType type() const noexcept override { return value_type; }
-  std::string_view encoding() const noexcept override { return "listpack"; }
-  std::size_t size() const noexcept override { return 1; }
-  std::size_t memory_usage() const noexcept override { return sizeof(*this); }
-  std::unique_ptr<Object> clone() const override { return std::make_unique<OtherObject>(); }
-  void write_records(std::string_view, duet::kv::RecordSink) const override {}
-};
-
+// A key of another type, for WRONGTYPE: a real list (an object is only ever
+// one of the type modules', which the dispatch in kv/types knows).
 void put_other(SessionFixture& f, std::string_view key) {
   bool created = false;
-  f.state.store().db(0).upsert(key, f.now, created).value.set_object(std::make_unique<OtherObject>());
+  auto list = duet::kv::make_object<duet::kv::ListObject>();
+  list->push(duet::kv::ListEnd::tail, "x", -2);
+  f.state.store().db(0).upsert(key, f.now, created).value.set_object(std::move(list));
 }
 
 }  // namespace

@@ -109,6 +109,28 @@ TEST_CASE("a listpack hash keeps insertion order and converts past its limits", 
   CHECK(v.as<HashObject>()->find("b") == std::optional<std::string_view>("333"));
 }
 
+TEST_CASE("a listpack hash of 5 small fields is 32 bytes, and each encoding frees what it counted", "[hash]") {
+  const std::int64_t before = counted();
+  {
+    Value v;
+    v.set_object(HashObject::create());
+    const HashLimits limits{5, 64};
+    for (int i = 1; i <= 5; ++i) duet::kv::hash_set(v, "f" + std::to_string(i), "v" + std::to_string(i), limits);
+    // The 1-byte object header, the payload's length, 5 x (1 + 2 + 1 + 2).
+    CHECK(v.allocated() == 32);
+    CHECK(counted() - before == 32);
+    Value copy = v.clone();
+    CHECK(copy.allocated() == 32);
+    duet::kv::hash_set(v, "f6", "v6", limits);  // past max_entries: a table
+    CHECK(v.encoding() == "hashtable");
+    CHECK(counted() - before == static_cast<std::int64_t>(v.allocated() + copy.allocated()));
+    Value table_copy = v.clone();
+    CHECK(table_copy.encoding() == "hashtable");
+    CHECK(contents(*table_copy.as<HashObject>()) == contents(*v.as<HashObject>()));
+  }
+  CHECK(counted() == before);
+}
+
 TEST_CASE("a compact table scan visits every record present throughout exactly once across resizes", "[hash]") {
   CompactTable t;
   for (int i = 0; i < 2000; ++i) t.assign("k" + std::to_string(i), "v");

@@ -110,7 +110,7 @@ TEST_CASE("a list matches a deque under random pushes, pops, inserts and removal
     std::mt19937 rng(static_cast<unsigned>(1000 + fill));
     const std::int64_t before = duet::kv::detail::t_counted_bytes;
     {
-      auto list = std::make_unique<ListObject>();
+      auto list = duet::kv::make_object<ListObject>();
       std::deque<std::string> model;
       for (int step = 0; step < 4000; ++step) {
         random_step(rng, *list, model, fill);

@@ -44,15 +44,16 @@ void append_pair(std::string& out, std::string_view field, std::string_view valu
 class ListpackHash final : public HashObject {
  public:
   // A new object holding `payload` (pairs as append_pair writes them).
-  static std::unique_ptr<ListpackHash> make(std::string_view payload) {
+  static ObjectPtrOf<ListpackHash> make(std::string_view payload) {
     const std::size_t bytes = sizeof(ListpackHash) + varint_size(payload.size()) + payload.size();
     void* memory = HeapString::allocate(bytes);
     auto* object = ::new (memory) ListpackHash();
     char* p = put_varint(object->bytes(), payload.size());
     if (!payload.empty()) std::memcpy(p, payload.data(), payload.size());
-    return std::unique_ptr<ListpackHash>(object);
+    return ObjectPtrOf<ListpackHash>(object);
   }
-  // The object is as long as its payload: free exactly what make() took.
+  // The object is as long as its payload: free exactly what make() took
+  // (HashObject::destroy deletes a ListpackHash*, which lands here).
   static void operator delete(ListpackHash* p, std::destroying_delete_t) noexcept {
     const std::size_t bytes = p->memory_usage();
     p->~ListpackHash();
@@ -69,33 +70,27 @@ class ListpackHash final : public HashObject {
     return {all.data(), all.data() + all.size()};
   }
 
-  [[nodiscard]] std::string_view encoding() const noexcept override { return "listpack"; }
-  [[nodiscard]] std::size_t size() const noexcept override {
+  [[nodiscard]] std::size_t size() const noexcept {
     std::size_t n = 0;
     for (PairCursor c = pairs(); !c.done(); c.next()) ++n;
     return n;
   }
-  [[nodiscard]] std::size_t memory_usage() const noexcept override {
+  [[nodiscard]] std::size_t memory_usage() const noexcept {
     const std::size_t n = payload().size();
     return sizeof(ListpackHash) + varint_size(n) + n;
   }
-  [[nodiscard]] std::unique_ptr<Object> clone() const override { return make(payload()); }
-  [[nodiscard]] bool is_listpack() const noexcept override { return true; }
-  [[nodiscard]] std::optional<std::string_view> find(std::string_view field) const noexcept override {
+  [[nodiscard]] ObjectPtr clone() const { return make(payload()); }
+  [[nodiscard]] std::optional<std::string_view> find(std::string_view field) const noexcept {
     for (PairCursor c = pairs(); !c.done();) {
       const Record r = c.next();
       if (r.key == field) return r.value;
     }
     return std::nullopt;
   }
-  void for_each(Visit visit) const override {
+  void for_each(Visit visit) const {
     for (PairCursor c = pairs(); !c.done();) visit(c.next());
   }
-  std::uint64_t scan(std::uint64_t, std::size_t, Visit visit) const override {
-    for_each(visit);
-    return 0;
-  }
-  [[nodiscard]] Record random(std::uint64_t random_bits) const noexcept override {
+  [[nodiscard]] Record random(std::uint64_t random_bits) const noexcept {
     std::size_t skip = random_bits % size();
     PairCursor c = pairs();
     while (skip-- > 0) c.next();
@@ -110,11 +105,12 @@ class ListpackHash final : public HashObject {
   }
 
  private:
-  ListpackHash() = default;
+  ListpackHash() noexcept : HashObject(listpack_tag) {}
   [[nodiscard]] char* bytes() noexcept { return reinterpret_cast<char*>(this + 1); }
   [[nodiscard]] const char* bytes() const noexcept { return reinterpret_cast<const char*>(this + 1); }
 };
-static_assert(sizeof(ListpackHash) == sizeof(void*), "the payload follows the vtable pointer");
+// 5 small fields: 1 + 1 + 30 bytes, a 32-byte block where a vtable made it 40.
+static_assert(sizeof(ListpackHash) == 1, "the payload follows the 1-byte header");
 
 // One scratch buffer per thread: a write builds the new payload here first.
 std::string& scratch_payload() {
@@ -166,33 +162,19 @@ class TableHash final : public HashObject {
  public:
   CompactTable table;
 
-  [[nodiscard]] std::string_view encoding() const noexcept override { return "hashtable"; }
-  [[nodiscard]] std::size_t size() const noexcept override { return table.size(); }
-  [[nodiscard]] std::size_t memory_usage() const noexcept override {
-    return sizeof(TableHash) + table.memory_usage();
-  }
-  [[nodiscard]] std::unique_ptr<Object> clone() const override { return copy_of(*this); }
-  [[nodiscard]] bool is_listpack() const noexcept override { return false; }
-  [[nodiscard]] std::optional<std::string_view> find(std::string_view field) const noexcept override {
-    auto r = table.find(field);
-    if (!r) return std::nullopt;
-    return r->value;
-  }
-  void for_each(Visit visit) const override { table.for_each(visit); }
-  std::uint64_t scan(std::uint64_t cursor, std::size_t count, Visit visit) const override {
-    return table.scan(cursor, count, visit);
-  }
-  [[nodiscard]] Record random(std::uint64_t random_bits) const noexcept override { return table.random(random_bits); }
+  TableHash() noexcept : HashObject(table_tag) {}
+
+  [[nodiscard]] std::size_t memory_usage() const noexcept { return sizeof(TableHash) + table.memory_usage(); }
 
   // A hashtable holding every pair of `from` (conversion, COPY).
-  static std::unique_ptr<TableHash> copy_of(const HashObject& from) {
-    auto out = std::make_unique<TableHash>();
+  static ObjectPtrOf<TableHash> copy_of(const HashObject& from) {
+    auto out = make_object<TableHash>();
     out->table.reserve(from.size());
     from.for_each([&](Record r) { out->table.assign(r.key, r.value); });
     return out;
   }
-  static std::unique_ptr<TableHash> from_payload(std::string_view payload, std::size_t pairs) {
-    auto out = std::make_unique<TableHash>();
+  static ObjectPtrOf<TableHash> from_payload(std::string_view payload, std::size_t pairs) {
+    auto out = make_object<TableHash>();
     out->table.reserve(pairs);
     for (PairCursor c{payload.data(), payload.data() + payload.size()}; !c.done();) {
       const Record r = c.next();
@@ -204,14 +186,62 @@ class TableHash final : public HashObject {
 
 void convert_to_table(Value& v) { v.set_object(TableHash::copy_of(*v.as<HashObject>())); }
 
+const ListpackHash* as_listpack(const HashObject* h) noexcept { return static_cast<const ListpackHash*>(h); }
+const TableHash* as_table(const HashObject* h) noexcept { return static_cast<const TableHash*>(h); }
+
 }  // namespace
+
+// HashObject's members: the two-way switch over the encoding tag.
+
+void HashObject::destroy(HashObject* hash) noexcept {
+  if (hash->is_listpack()) {
+    delete static_cast<ListpackHash*>(hash);  // its destroying delete: the exact size
+  } else {
+    delete static_cast<TableHash*>(hash);
+  }
+}
+
+std::size_t HashObject::size() const noexcept {
+  return is_listpack() ? as_listpack(this)->size() : as_table(this)->table.size();
+}
+
+std::size_t HashObject::memory_usage() const noexcept {
+  return is_listpack() ? as_listpack(this)->memory_usage() : as_table(this)->memory_usage();
+}
+
+ObjectPtr HashObject::clone() const {
+  if (is_listpack()) return as_listpack(this)->clone();
+  return TableHash::copy_of(*this);
+}
+
+std::optional<std::string_view> HashObject::find(std::string_view field) const noexcept {
+  if (is_listpack()) return as_listpack(this)->find(field);
+  auto r = as_table(this)->table.find(field);
+  if (!r) return std::nullopt;
+  return r->value;
+}
+
+void HashObject::for_each(Visit visit) const {
+  if (is_listpack()) return as_listpack(this)->for_each(visit);
+  as_table(this)->table.for_each(visit);
+}
+
+std::uint64_t HashObject::scan(std::uint64_t cursor, std::size_t count, Visit visit) const {
+  if (!is_listpack()) return as_table(this)->table.scan(cursor, count, visit);
+  as_listpack(this)->for_each(visit);
+  return 0;
+}
+
+HashObject::Record HashObject::random(std::uint64_t random_bits) const noexcept {
+  return is_listpack() ? as_listpack(this)->random(random_bits) : as_table(this)->table.random(random_bits);
+}
 
 HashLimits HashLimits::from(const ServerConfig& config) noexcept {
   auto clamp = [](std::int64_t n) { return n < 0 ? std::size_t{0} : static_cast<std::size_t>(n); };
   return {clamp(config.hash_max_listpack_entries), clamp(config.hash_max_listpack_value)};
 }
 
-std::unique_ptr<HashObject> HashObject::create() { return ListpackHash::make({}); }
+ObjectPtrOf<HashObject> HashObject::create() { return ListpackHash::make({}); }
 
 void HashObject::write_records(std::string_view key, RecordSink sink) const {
   std::vector<std::string_view> argv{"HSET", key};

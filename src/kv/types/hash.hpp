@@ -6,13 +6,16 @@
 //   and value written has at most `max_value` bytes (Redis's
 //   hash-max-listpack-entries / -value, read from the config at each write);
 //   "hashtable" beyond. Conversion is one way, as in Redis.
-// - listpack (ListpackHash): ONE allocation, the object's vtable pointer then
-//   [varint payload length][varint len, field, varint len, value]... in
-//   insertion order (HGETALL of a small hash is Redis's order). A write builds
-//   the object anew (Redis's listpack reallocs on every insert too), so writes
-//   go through hash_set/hash_erase on the Value, which may replace the object.
+// - listpack (ListpackHash): ONE allocation, the object's 1-byte header
+//   (object.hpp) then [varint payload length][varint len, field, varint len,
+//   value]... in insertion order (HGETALL of a small hash is Redis's order):
+//   5 small fields are 32 bytes. A write builds the object anew (Redis's
+//   listpack reallocs on every insert too), so writes go through
+//   hash_set/hash_erase on the Value, which may replace the object.
 // - hashtable (TableHash): a CompactTable (compact_table.hpp), one allocation
 //   per field/value pair, order free, HSCAN by hash ranges.
+// - No virtual functions: each member below is a two-way switch over the
+//   header's encoding tag, to the encoding's class in hash.cpp.
 // - Reads (find, for_each, scan, random) return views valid until the next
 //   write. One thread: the shard's that owns the key.
 //
@@ -52,17 +55,30 @@ class HashObject : public Object {
   using Record = CompactTable::Record;
 
   // An empty listpack hash (the caller adds a field before a key holds it).
-  [[nodiscard]] static std::unique_ptr<HashObject> create();
+  [[nodiscard]] static ObjectPtrOf<HashObject> create();
+  // Frees either encoding with its own size (ObjectDeleter's case for hashes).
+  static void destroy(HashObject* hash) noexcept;
 
-  [[nodiscard]] ValueType type() const noexcept final { return value_type; }
-  [[nodiscard]] virtual bool is_listpack() const noexcept = 0;
-  [[nodiscard]] virtual std::optional<std::string_view> find(std::string_view field) const noexcept = 0;
-  virtual void for_each(Visit visit) const = 0;
+  [[nodiscard]] bool is_listpack() const noexcept { return encoding_tag() == listpack_tag; }
+  [[nodiscard]] std::string_view encoding() const noexcept { return is_listpack() ? "listpack" : "hashtable"; }
+  [[nodiscard]] std::size_t size() const noexcept;
+  [[nodiscard]] std::size_t memory_usage() const noexcept;
+  [[nodiscard]] ObjectPtr clone() const;
+  void write_records(std::string_view key, RecordSink sink) const;
+
+  [[nodiscard]] std::optional<std::string_view> find(std::string_view field) const noexcept;
+  void for_each(Visit visit) const;
   // HSCAN: the next cursor (0 at the end); a listpack visits all and returns 0.
-  virtual std::uint64_t scan(std::uint64_t cursor, std::size_t count, Visit visit) const = 0;
+  std::uint64_t scan(std::uint64_t cursor, std::size_t count, Visit visit) const;
   // One pair picked at random (the hash is not empty).
-  [[nodiscard]] virtual Record random(std::uint64_t random_bits) const noexcept = 0;
-  void write_records(std::string_view key, RecordSink sink) const final;
+  [[nodiscard]] Record random(std::uint64_t random_bits) const noexcept;
+
+ protected:
+  static constexpr unsigned listpack_tag = 0;
+  static constexpr unsigned table_tag = 1;
+
+  explicit HashObject(unsigned encoding_tag) noexcept : Object(value_type, encoding_tag) {}
+  ~HashObject() = default;
 };
 
 // Sets each (field, value) of `pairs` (field, value, field, value...) in the

@@ -21,7 +21,7 @@
 // - Every byte is counted (HeapString::allocate / CountingAllocator), and
 //   memory_usage() is exactly what is held. One thread, the owning shard's.
 //
-//   auto list = std::make_unique<ListObject>();
+//   auto list = make_object<ListObject>();
 //   list->push(ListEnd::tail, "a", -2);
 //   list->push(ListEnd::head, "b", -2);           // b a
 //   list->visit(0, list->size(), false, [](std::size_t, std::string_view e) { ...; return true; });
@@ -49,15 +49,14 @@ class ListObject final : public Object {
   // (index, element) → true to go on.
   using Visitor = absl::FunctionRef<bool(std::size_t index, std::string_view element)>;
 
-  ListObject() = default;
-  ~ListObject() override;
+  ListObject() noexcept : Object(value_type) {}
+  ~ListObject();
 
-  [[nodiscard]] ValueType type() const noexcept override { return ValueType::list; }
-  [[nodiscard]] std::string_view encoding() const noexcept override { return "quicklist"; }
-  [[nodiscard]] std::size_t size() const noexcept override { return size_; }
-  [[nodiscard]] std::size_t memory_usage() const noexcept override;
-  [[nodiscard]] std::unique_ptr<Object> clone() const override;
-  void write_records(std::string_view key, RecordSink sink) const override;
+  [[nodiscard]] std::string_view encoding() const noexcept { return "quicklist"; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t memory_usage() const noexcept;
+  [[nodiscard]] ObjectPtr clone() const;
+  void write_records(std::string_view key, RecordSink sink) const;
 
   void push(ListEnd end, std::string_view element, int fill);
   // Removes the element at `end` into `out`. Precondition: size() > 0.

@@ -2,9 +2,9 @@
 // node held in place (most lists), or a counted array of them.
 //
 // Contract
-// - One pointer wide, so a ListObject is 24 bytes (vtable, nodes, size) and
-//   takes a 32-byte block: a small list is this object and one node. The low
-//   bit tells an array (size, capacity, then the pointers) from a node.
+// - One pointer wide, so a ListObject is 24 bytes (1-byte header and padding,
+//   nodes, size), one small block: a small list is this object and one node.
+//   The low bit tells an array (size, capacity, then the pointers) from a node.
 // - Arrays are counted (HeapString::allocate), double when full, halve when a
 //   quarter full, and go back to the in-place form at one node; heap_bytes()
 //   is what they hold. References from operator[] last until the next insert

@@ -22,8 +22,8 @@ std::size_t SetObject::memory_usage() const noexcept {
   return sizeof(SetObject) + sizeof(SetTable) + table().allocated();
 }
 
-std::unique_ptr<Object> SetObject::clone() const {
-  auto copy = std::make_unique<SetObject>();
+ObjectPtr SetObject::clone() const {
+  auto copy = make_object<SetObject>();
   if (is_intset()) {
     copy->ints() = ints().clone();
   } else {

@@ -13,7 +13,7 @@
 //   intset's are formatted into a buffer of the visitor's call.
 // - One thread, the shard's that owns the key (object.hpp).
 //
-//   auto set = std::make_unique<SetObject>();
+//   auto set = make_object<SetObject>();
 //   set->add("1", 512);  set->encoding() == "intset";
 //   set->add("x", 512);  set->encoding() == "hashtable";
 //   set->for_each([](std::string_view m) { ... });
@@ -40,15 +40,14 @@ class SetObject final : public Object {
     char bytes[24];
   };
 
-  [[nodiscard]] ValueType type() const noexcept override { return ValueType::set; }
-  SetObject() noexcept { new (storage_) IntSet(); }
-  ~SetObject() override;
+  SetObject() noexcept : Object(value_type) { new (storage_) IntSet(); }
+  ~SetObject();
 
-  [[nodiscard]] std::string_view encoding() const noexcept override { return is_intset() ? "intset" : "hashtable"; }
-  [[nodiscard]] std::size_t size() const noexcept override { return is_intset() ? ints().size() : table().size(); }
-  [[nodiscard]] std::size_t memory_usage() const noexcept override;
-  [[nodiscard]] std::unique_ptr<Object> clone() const override;
-  void write_records(std::string_view key, RecordSink sink) const override;
+  [[nodiscard]] std::string_view encoding() const noexcept { return is_intset() ? "intset" : "hashtable"; }
+  [[nodiscard]] std::size_t size() const noexcept { return is_intset() ? ints().size() : table().size(); }
+  [[nodiscard]] std::size_t memory_usage() const noexcept;
+  [[nodiscard]] ObjectPtr clone() const;
+  void write_records(std::string_view key, RecordSink sink) const;
 
   [[nodiscard]] bool is_intset() const noexcept { return storage_[IntSet::tag_byte] != table_tag; }
   bool add(std::string_view member, std::int64_t max_intset_entries);  // false when already a member
@@ -107,11 +106,13 @@ class SetObject final : public Object {
   }
 
   // The intset encoding's IntSet in place (small ones hold their members
-  // right here), or a pointer to the hashtable encoding's SetTable: the
-  // object is 24 bytes, one 32-byte malloc chunk, so a key of five small
-  // integers costs its entry and 32 bytes (Redis: robj, intset, dictEntry).
+  // right here), or a pointer to the hashtable encoding's SetTable, after the
+  // 1-byte header (object.hpp) and 7 bytes of padding: the object is 24
+  // bytes, one small block, so a key of five small integers costs its entry
+  // and 24 bytes (Redis: robj, intset, dictEntry). The padding is the price
+  // of the pointer's alignment; the encoding stays in storage_[15].
   alignas(8) unsigned char storage_[16];
 };
-static_assert(sizeof(SetObject) == 24);
+static_assert(sizeof(SetObject) == 24, "header, padding, 16 bytes of storage");
 
 }  // namespace duet::kv

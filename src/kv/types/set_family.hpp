@@ -26,7 +26,7 @@ namespace duet::kv::set_family {
 [[nodiscard]] inline std::int64_t max_intset_entries(CommandContext& ctx) noexcept {
   return ctx.server.config().set_max_intset_entries;
 }
-void store_set(CommandContext& ctx, std::string_view key, std::unique_ptr<SetObject> set);
+void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set);
 // A set reply (RESP3 '~') of every member.
 void reply_members(CommandContext& ctx, const SetObject& set);
 

@@ -101,7 +101,7 @@ class Value {
     Object* o = object();
     return o != nullptr && o->type() == T::value_type ? static_cast<T*>(o) : nullptr;
   }
-  void set_object(std::unique_ptr<Object> o) noexcept {
+  void set_object(ObjectPtr o) noexcept {
     release();
     Object* raw = o.release();
     std::memcpy(bytes_, &raw, sizeof(raw));
@@ -146,7 +146,7 @@ class Value {
     if (k == embstr_kind || k == raw_kind) {
       HeapString::destroy(heap());
     } else if (k == object_kind) {
-      delete object();
+      ObjectDeleter{}(object());  // the object's own type frees it (object.hpp)
     }
   }
 
