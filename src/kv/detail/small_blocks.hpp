@@ -11,8 +11,10 @@
 //   taken only to fetch 64 KiB of blocks, and when a thread starts or ends.
 // - Memory is reused, never returned to the OS: a pool's free lists keep
 //   what was freed for the next block of that class, and a thread that ends
-//   hands its pool to the next thread that starts (a shard's keyspace lives
-//   as long as the process, like a jemalloc arena's small runs).
+//   hands its pool to the next thread that starts. So RSS does not drop
+//   after a mass delete (used_memory does); jemalloc, Redis's allocator,
+//   would give idle pages back over time. TODO: free a chunk whose blocks
+//   are all free, once a workload shows the need.
 // - Under AddressSanitizer both calls are plain sized operator new/delete, so
 //   ASan still sees every overflow, use after free and size mismatch.
 //
