@@ -11,10 +11,11 @@ mkdir -p "$out/corpus"
 cxx="${CXX_FUZZ:-clang++}"
 flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -I "$root/src")
 # The core's sources, as src/kv/meson.build lists them in kv_core_sources
-# (its first list and the type modules' blocks added to it).
+# (its first list and the type modules' blocks added to it, one line or many).
 core=()
 while read -r f; do core+=("$root/src/kv/$f"); done < <(
-  sed -n '/^kv_core_sources +\?= files(/,/^)/p' "$root/src/kv/meson.build" | grep -o "'[^']*\.cpp'" | tr -d "'")
+  awk '/^kv_core_sources \+?= files\(/ { take = 1 } take { print } take && /\)/ { take = 0 }' "$root/src/kv/meson.build" |
+    grep -o "'[^']*\.cpp'" | tr -d "'")
 core+=("$root/tests/kv/fuzz_session.cpp")
 echo "building $out/kv_fuzz with $cxx"
 # shellcheck disable=SC2046

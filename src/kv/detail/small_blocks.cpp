@@ -115,7 +115,7 @@ void* small_block_allocate(std::size_t bytes) {
 }
 
 void small_block_release(void* p, std::size_t bytes) noexcept {
-  if constexpr (!pooled) return ::operator delete(p, bytes);
+  if constexpr (!pooled) return sized_delete(p, bytes);
   if (Pool* pool = t_pool) return pool->release(p, class_of(bytes));
   // A thread that never allocated, or one that is ending: the shared pool.
   Shared& s = shared();

@@ -27,8 +27,19 @@
 #pragma once
 
 #include <cstddef>
+#include <new>
 
 namespace duet::kv::detail {
+
+// Sized delete where the compiler has it: clang 14 leaves it off by default
+// (-fsized-deallocation), and the fuzz build uses clang.
+inline void sized_delete(void* p, [[maybe_unused]] std::size_t bytes) noexcept {
+#if defined(__cpp_sized_deallocation)
+  ::operator delete(p, bytes);
+#else
+  ::operator delete(p);
+#endif
+}
 
 inline constexpr std::size_t small_block_max = 64;
 

@@ -77,7 +77,7 @@ struct HeapString {
   static void release(void* p, std::size_t bytes) noexcept {
     detail::t_counted_bytes -= static_cast<std::int64_t>(bytes);
     if (bytes <= detail::small_block_max) return detail::small_block_release(p, bytes);
-    ::operator delete(p, bytes);
+    detail::sized_delete(p, bytes);
   }
 };
 
