@@ -39,6 +39,9 @@ enum CommandFlag : std::uint32_t {
   // Not reported by COMMAND: how the Session treats the command.
   cmd_subscribed_ok = 1u << 16,  // allowed in a RESP2 subscribed context
   cmd_container = 1u << 17,      // has subcommands: named "name|sub" in errors
+  // May change how the commands after it parse (authentication, the bulk
+  // limit): the Session parses nothing ahead of it (Session::parse_window).
+  cmd_parse_barrier = 1u << 18,
 };
 
 struct CommandContext {

@@ -241,9 +241,9 @@ constexpr Command commands[] = {
     {"ping", -1, cmd_fast | cmd_subscribed_ok, ping, 0, 0, 0, "connection", "Ping the server"},
     {"echo", 2, cmd_fast, echo, 0, 0, 0, "connection", "Echo the given string"},
     {"quit", -1, conn_flags, quit, 0, 0, 0, "connection", "Close the connection"},
-    {"reset", 1, conn_flags, reset, 0, 0, 0, "connection", "Reset the connection"},
-    {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale, hello, 0, 0, 0, "connection", "Handshake with Redis"},
-    {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale, auth, 0, 0, 0, "connection", "Authenticate to the server"},
+    {"reset", 1, conn_flags | cmd_parse_barrier, reset, 0, 0, 0, "connection", "Reset the connection"},
+    {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale | cmd_parse_barrier, hello, 0, 0, 0, "connection", "Handshake with Redis"},
+    {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale | cmd_parse_barrier, auth, 0, 0, 0, "connection", "Authenticate to the server"},
     {"select", 2, cmd_fast, select, 0, 0, 0, "connection", "Change the selected database for the current connection"},
     {"client", -2, cmd_container, client, 0, 0, 0, "connection", "A container for client connection commands", ShardRoute::subcommand},
 };

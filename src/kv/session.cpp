@@ -5,10 +5,12 @@
 #include "kv/session.hpp"
 
 #include <array>
+#include <cassert>
+#include <cstdint>
+#include <vector>
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
-#include "kv/detail/peek_keys.hpp"
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -31,6 +33,37 @@ std::string_view c_string_prefix(std::string_view text, std::size_t max) noexcep
 }
 
 }  // namespace
+
+namespace detail {
+// Commands parsed ahead of running them, so the keys of a pipeline's next
+// commands start their cache misses together (Keyspace::prefetch) without
+// reading the input twice. Argument views point into the input
+// run_commands was given. One per thread, not per session: sessions on a
+// thread run their commands one at a time, and an idle connection should not
+// carry ~400 bytes it only needs while it runs.
+struct CommandWindow {
+  struct Parsed {
+    std::uint32_t first_arg;  // into args
+    std::uint32_t arg_count;
+    std::size_t end;          // input offset just past the command
+    const Command* command;   // null: unknown, or no arguments
+  };
+  static constexpr std::size_t max_commands = Keyspace::max_prefetch;
+
+  std::array<Parsed, max_commands> commands;
+  std::size_t size = 0;
+  std::vector<std::string_view> args;
+  bool in_use = false;
+
+  [[nodiscard]] std::span<const std::string_view> argv(const Parsed& c) const noexcept {
+    return std::span<const std::string_view>(args).subspan(c.first_arg, c.arg_count);
+  }
+};
+
+namespace {
+thread_local CommandWindow t_window;
+}
+}  // namespace detail
 
 Session::Session(ServerState& server, int fd, KvShard* shard)
     : server_(server), parser_(server.config().proto_max_bulk_len) {
@@ -112,25 +145,19 @@ std::size_t Session::run_commands(std::string_view input) {
   // Every read counts as activity, a partial command too, as Redis's
   // lastinteraction does: CLIENT LIST's idle= and the `timeout` check read it.
   client_.last_active_ms = now;
+  detail::CommandWindow& window = detail::t_window;
+  assert(!window.in_use && "run_commands re-entered on one thread");
+  window.in_use = true;
+  struct Release {
+    detail::CommandWindow& window;
+    ~Release() { window.in_use = false; }
+  } release{window};
   std::size_t used = 0;
-  std::size_t prefetched_to = 0;  // input up to here has had its keys prefetched
-  while (!client_.close_after_reply && used < input.size()) {
-    // More than one command waiting (a pipeline): start the next keys' cache
-    // misses together. Not before the first command, so a lone request (P1)
-    // never pays for the look-ahead.
-    // With many shards only this shard's keys (prefetch_keys).
-    if (used != 0 && used >= prefetched_to) prefetched_to = used + prefetch_keys(input.substr(used));
-    const std::size_t held = dispatch_ == nullptr ? 0 : dispatch_->held_bytes();  // replies behind others still due
-    if (out_.size() + held >= config.client_output_limit) {
-      blocked_ = true;
-      break;
-    }
-    const std::string_view rest = input.substr(used);
-    parser_.set_authenticated(!server_.requires_auth() || client_.authenticated);
-    parser_.set_max_bulk_len(config.proto_max_bulk_len);
-    const ParseStatus status = parser_.parse(rest);
+  bool stopped = false;
+  while (!stopped && !client_.close_after_reply && used < input.size()) {
+    const ParseStatus status = parse_window(window, input, used);
     if (status == ParseStatus::incomplete) {
-      if (rest.size() > config.client_query_limit) client_.close_after_reply = true;
+      if (input.size() - used > config.client_query_limit) client_.close_after_reply = true;
       break;
     }
     if (status == ParseStatus::error) {
@@ -138,38 +165,96 @@ std::size_t Session::run_commands(std::string_view input) {
       client_.close_after_reply = true;
       break;
     }
-    if (dispatch_ != nullptr && dispatch_->must_stall(parser_.args())) [[unlikely]] break;  // parsed again later
-    execute(parser_.args(), now);
-    used += parser_.consumed();
+    for (std::size_t i = 0; i < window.size; ++i) {
+      const std::size_t held = dispatch_ == nullptr ? 0 : dispatch_->held_bytes();  // replies behind others still due
+      if (out_.size() + held >= config.client_output_limit) {
+        blocked_ = stopped = true;
+        break;
+      }
+      if (client_.close_after_reply) break;  // QUIT, SHUTDOWN
+      const detail::CommandWindow::Parsed& command = window.commands[i];
+      const auto argv = window.argv(command);
+      if (dispatch_ == nullptr) {
+        execute(command.command, argv, now);
+      } else {
+        if (dispatch_->must_stall(argv)) [[unlikely]] {  // parsed again later
+          stopped = true;
+          break;
+        }
+        execute(dispatch_->command(), argv, now);
+      }
+      used = command.end;
+    }
   }
   if (dispatch_ != nullptr) [[unlikely]] dispatch_->end_run();
   return used;
 }
 
-// Returns the bytes of input whose commands were looked at.
-std::size_t Session::prefetch_keys(std::string_view input) const noexcept {
-  std::array<std::string_view, Keyspace::max_prefetch> keys;
-  std::size_t covered = 0;
-  const std::size_t n = detail::peek_keys(input, keys, covered);
-  if (n < 2) return covered;
+// Parses up to max_commands complete commands from input.substr(from) into the
+// window and prefetches their keys. Returns complete when the window holds at
+// least one command; otherwise what the parser said of the first (the window
+// is then empty, and only then does the parser keep a partial command's
+// state: a later command's is dropped, so that it is parsed from its start
+// whatever runs before it). Ends the window after a command that may change
+// how the next ones parse (cmd_parse_barrier) and after an inline command,
+// whose argument views the next parse would overwrite.
+ParseStatus Session::parse_window(detail::CommandWindow& window, std::string_view input, std::size_t from) {
+  window.size = 0;
+  window.args.clear();
+  parser_.set_authenticated(!server_.requires_auth() || client_.authenticated);
+  parser_.set_max_bulk_len(server_.config().proto_max_bulk_len);
+  std::size_t at = from;
+  while (window.size < window.max_commands && at < input.size()) {
+    const ParseStatus status = parser_.parse(input.substr(at));
+    if (status != ParseStatus::complete) {
+      if (window.size == 0) return status;
+      parser_.reset();
+      break;
+    }
+    const auto args = parser_.args();
+    detail::CommandWindow::Parsed& command = window.commands[window.size++];
+    command.first_arg = static_cast<std::uint32_t>(window.args.size());
+    command.arg_count = static_cast<std::uint32_t>(args.size());
+    command.end = at + parser_.consumed();
+    command.command = args.empty() ? nullptr : find_command(args[0]);
+    window.args.insert(window.args.end(), args.begin(), args.end());
+    const bool inline_command = input[at] != '*';
+    at = command.end;
+    if (inline_command) break;
+    if (command.command != nullptr && (command.command->flags & cmd_parse_barrier) != 0) break;
+  }
+  if (window.size >= 2) prefetch_window(window);
+  return ParseStatus::complete;
+}
+
+// Starts the cache misses of the window's keys (each command's first
+// argument: its key, for nearly every command) together. A lone request (P1)
+// never pays for it.
+void Session::prefetch_window(const detail::CommandWindow& window) const noexcept {
+  std::array<std::string_view, detail::CommandWindow::max_commands> keys;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < window.size; ++i) {
+    const detail::CommandWindow::Parsed& command = window.commands[i];
+    if (command.arg_count >= 2) keys[n++] = window.args[command.first_arg + 1];
+  }
+  if (n < 2) return;
   const Keyspace& db = server_.store().db(client_.db);
   if (dispatch_ == nullptr) {
     db.prefetch(std::span(keys).first(n));
-    return covered;
+    return;
   }
   // Many shards: the keys of other shards are not here (their shard
   // prefetches its batch: RemoteBatch::run_all). The hash that picks the
   // shard is the one the lookup needs. Without this a sharded GET P16 spent
   // 3x the CPU of one thread's in the lookup's cache misses (perf).
   const KvShard& shard = dispatch_->shard();
-  std::array<std::size_t, Keyspace::max_prefetch> own;
+  std::array<std::size_t, detail::CommandWindow::max_commands> own;
   std::size_t m = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t hash = detail::key_hash(keys[i]);
     if (hash_shard(hash, shard.count()) == shard.index()) own[m++] = hash;
   }
   if (m >= 2) db.prefetch_hashed(std::span(own).first(m));
-  return covered;
 }
 
 void Session::note_buffers() noexcept {
@@ -177,9 +262,8 @@ void Session::note_buffers() noexcept {
   client_.output_buffer = out_.size();
 }
 
-void Session::execute(std::span<const std::string_view> argv, std::int64_t now) {
+void Session::execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now) {
   if (argv.empty()) return;  // "*0", "*-1", blank inline line
-  const Command* cmd = dispatch_ == nullptr ? find_command(argv[0]) : dispatch_->command();
   if (cmd == nullptr) {
     reject_unknown(argv);
     return;

@@ -54,6 +54,11 @@
 
 namespace duet::kv {
 
+struct Command;
+namespace detail {
+struct CommandWindow;
+}
+
 class Session {
  public:
   // fd: the client's socket, for CLIENT LIST (-1 when there is none).
@@ -92,9 +97,11 @@ class Session {
 
  private:
   std::size_t run_commands(std::string_view input);
-  [[nodiscard]] std::size_t prefetch_keys(std::string_view input) const noexcept;
+  // A window of commands parsed ahead of running them (session.cpp).
+  [[nodiscard]] ParseStatus parse_window(detail::CommandWindow& window, std::string_view input, std::size_t from);
+  void prefetch_window(const detail::CommandWindow& window) const noexcept;
   void note_buffers() noexcept;
-  void execute(std::span<const std::string_view> argv, std::int64_t now);
+  void execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now);
   void reject_unknown(std::span<const std::string_view> argv);
   void reject_in_subscribed(std::span<const std::string_view> argv);
   // Where a reply made here goes: the output, or after replies still due

@@ -1,12 +1,10 @@
 // RespParser: Redis's splitting rules, limits and errors, at every split point.
 #include <catch2/catch.hpp>
 
-#include <array>
 #include <random>
 #include <string>
 #include <vector>
 
-#include "kv/detail/peek_keys.hpp"
 #include "kv/resp_parser.hpp"
 
 using duet::kv::ParseStatus;
@@ -246,27 +244,4 @@ TEST_CASE("a whole command parsed in one pass agrees with the incremental parse 
     for (int i = 0; i < n; ++i) many += "$2\r\nab\r\n";
     CHECK(parse_whole(many).commands == Cmds{std::vector<std::string>(static_cast<std::size_t>(n), "ab")});
   }
-}
-
-TEST_CASE("peek_keys finds the keys of whole multibulk commands and stops at anything else", "[kv][parser]") {
-  using duet::kv::detail::peek_keys;
-  std::array<std::string_view, 4> keys;
-  std::size_t covered = 0;
-  const std::string get_a = "*2\r\n$3\r\nGET\r\n$1\r\na\r\n";
-  const std::string set_b = "*3\r\n$3\r\nSET\r\n$2\r\nbb\r\n$3\r\nv\r\n\r\n";  // binary-safe value
-  const std::string ping = "*1\r\n$4\r\nPING\r\n";
-  const std::string batch = get_a + ping + set_b + "*2\r\n$3\r\nGET";  // the keys view into it
-  CHECK(peek_keys(batch, keys, covered) == 2);
-  CHECK(keys[0] == "a");
-  CHECK(keys[1] == "bb");
-  CHECK(covered == get_a.size() + ping.size() + set_b.size());  // the unfinished GET is not covered
-  CHECK(peek_keys("PING\r\n" + get_a, keys, covered) == 0);   // inline: left to the parser
-  CHECK(covered == 0);
-  CHECK(peek_keys("*-1\r\n" + get_a, keys, covered) == 0);
-  CHECK(peek_keys("*2\r\n$999999999999999999999\r\n", keys, covered) == 0);  // too many digits
-  CHECK(peek_keys("*2\r\n$3\r\nGET\r\n$5\r\nab\r\n", keys, covered) == 0);  // length past the end
-  std::string many;
-  for (int i = 0; i < 6; ++i) many += get_a;
-  CHECK(peek_keys(many, keys, covered) == keys.size());  // at most keys.size() commands
-  CHECK(covered == 4 * get_a.size());
 }

@@ -274,6 +274,45 @@ TEST_CASE("a client over the output limit stops running commands until it drains
   CHECK(s.wants_input());
 }
 
+TEST_CASE("commands pipelined behind AUTH or CONFIG SET parse under the limits those set", "[kv][session]") {
+  // The session parses a window of commands ahead of running them; a command
+  // that changes how the next ones parse ends the window.
+  ServerConfig config;
+  config.requirepass = "pw";
+  ServerState state(config);
+  Session s(state);
+  const std::vector<std::string> eleven = {"RPUSH", "l", "a", "b", "c", "d", "e", "f", "g", "h", "i"};
+  s.feed(kvtest::resp({"AUTH", "pw"}) + kvtest::resp(eleven));  // 11 arguments: refused before AUTH
+  CHECK(s.output() == "+OK\r\n:9\r\n");
+  CHECK_FALSE(s.closing());
+  s.consume_output(s.output().size());
+  const std::string value(1024 * 1024 + 1, 'v');  // one byte over the smallest proto-max-bulk-len
+  s.feed(kvtest::resp({"CONFIG", "SET", "proto-max-bulk-len", "1mb"}) + kvtest::resp({"SET", "k", value}));
+  CHECK(s.output() == "+OK\r\n-ERR Protocol error: invalid bulk length\r\n");
+  CHECK(s.closing());
+}
+
+TEST_CASE("a pipeline stopped by the output limit resumes at the next command, an unfinished one behind it", "[kv][session]") {
+  ServerConfig config;
+  config.client_output_limit = 1000;
+  ServerState state(config);
+  Session s(state);
+  const std::string value(600, 'x');
+  s.feed(kvtest::resp({"SET", "k", value}));
+  s.consume_output(s.output().size());
+  const std::string get = kvtest::resp({"GET", "k"});
+  const std::string echo = kvtest::resp({"ECHO", "tail"});
+  s.feed(get + get + get + kvtest::resp({"INCR", "n"}) + echo.substr(0, 10));
+  CHECK(s.output().size() == 2 * (value.size() + 8));  // stopped after the second GET
+  s.consume_output(s.output().size());
+  s.process();
+  CHECK(s.output() == "$600\r\n" + value + "\r\n:1\r\n");  // the third GET and INCR, each once
+  s.consume_output(s.output().size());
+  s.feed(echo.substr(10));
+  CHECK(s.output() == "$4\r\ntail\r\n");
+  CHECK(s.wants_input());
+}
+
 TEST_CASE("feed runs whole commands from the bytes given and keeps only an unfinished tail", "[kv][session]") {
   ServerState state;
   Session s(state);
