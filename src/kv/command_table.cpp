@@ -1,7 +1,9 @@
 #include "kv/command_table.hpp"
 
 #include <array>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -18,11 +20,25 @@ constexpr std::size_t slot_bits = 9;
 constexpr std::size_t slot_count = std::size_t{1} << slot_bits;
 constexpr std::uint64_t case_bits = 0x2020202020202020ull;  // 0x20: the ASCII case bit, per byte
 
-// The first (up to) 8 bytes of `name`, little-endian, zero-padded.
+// The first (up to) 8 bytes of `name`, little-endian (x86-64), zero-padded.
+// Whole-word loads, never past the name's end: 4..7 bytes are two
+// overlapping 4-byte loads (the overlap ORs equal bytes).
+static_assert(std::endian::native == std::endian::little, "head_word and Slot::letters assume it");
 std::uint64_t head_word(std::string_view name) noexcept {
+  const char* p = name.data();
+  const std::size_t n = name.size();
   std::uint64_t w = 0;
-  std::size_t n = name.size() < 8 ? name.size() : 8;
-  for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{static_cast<unsigned char>(name[i])} << (8 * i);
+  if (n >= 8) {
+    std::memcpy(&w, p, 8);
+  } else if (n >= 4) {
+    std::uint32_t low = 0;
+    std::uint32_t high = 0;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + n - 4, 4);
+    w = low | std::uint64_t{high} << (8 * (n - 4));
+  } else {
+    for (std::size_t i = 0; i < n; ++i) w |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+  }
   return w;
 }
 

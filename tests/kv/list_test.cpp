@@ -26,6 +26,17 @@ std::vector<std::string> contents(const ListObject& list) {
   return out;
 }
 
+// Walked from the tail: through the elements' back-lengths.
+std::vector<std::string> contents_backward(const ListObject& list) {
+  std::vector<std::string> out;
+  if (list.size() == 0) return out;
+  list.visit(list.size() - 1, list.size(), true, [&](std::size_t, std::string_view e) {
+    out.emplace_back(e);
+    return true;
+  });
+  return {out.rbegin(), out.rend()};
+}
+
 std::string random_element(std::mt19937& rng) {
   static const char* const words[] = {"a", "b", "c", "hello", ""};
   if (rng() % 64 == 0) return std::string(5000 + rng() % 5000, 'L');  // over a node's byte limit
@@ -117,6 +128,7 @@ TEST_CASE("a list matches a deque under random pushes, pops, inserts and removal
         REQUIRE(list->size() == model.size());
         if (step % 97 == 0) {
           REQUIRE(contents(*list) == std::vector<std::string>(model.begin(), model.end()));
+          REQUIRE(contents_backward(*list) == std::vector<std::string>(model.begin(), model.end()));
           REQUIRE(static_cast<std::int64_t>(list->memory_usage()) == duet::kv::detail::t_counted_bytes - before);
         }
       }

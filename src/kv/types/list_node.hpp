@@ -7,7 +7,11 @@
 //   bytes: the node's first element when it was made), then the elements.
 //   An element is a LEB128 header h = suffix length << 1 | shared?, then, when
 //   h & 1, a LEB128 count of the anchor's leading bytes it starts with, then
-//   the rest of its bytes. The anchor is at most 32 bytes. Consecutive elements such as "item:1000",
+//   the rest of its bytes, then its back-length: the size of all that, in 7-bit
+//   groups read from the element's end backwards (one byte below 128), so a
+//   tail pop or an index near the end walks from the back as Redis's
+//   listpack does (without it RPOP walked its node from the front: 2x LPOP's
+//   instructions). The anchor is at most 32 bytes. Consecutive elements such as "item:1000",
 //   "item:1001" ... cost a few bytes each; unrelated ones one byte more than
 //   themselves, as without the anchor.
 // - The anchor never changes while the node lives, so every element decodes
@@ -102,15 +106,41 @@ struct EntryView {
   return static_cast<std::size_t>(anchor.data() + anchor.size() - n->data());
 }
 
+// The back-length of an element whose other bytes number `body`: `body` in
+// 7-bit groups, the lowest in the last byte, 0x80 on every byte but the first.
+inline char* write_backlen(char* p, std::size_t body) noexcept {
+  const std::size_t bytes = varint_size(body);
+  for (std::size_t j = 0; j < bytes; ++j) {
+    p[bytes - 1 - j] = static_cast<char>(((body >> (7 * j)) & 0x7f) | (j + 1 < bytes ? 0x80 : 0));
+  }
+  return p + bytes;
+}
+
+// The start of the element that ends at `end`.
+[[nodiscard]] inline const char* entry_before(const char* end) noexcept {
+  const char* p = end;
+  std::size_t body = 0;
+  unsigned shift = 0;
+  unsigned char byte = 0;
+  do {
+    byte = static_cast<unsigned char>(*--p);
+    body |= static_cast<std::size_t>(byte & 0x7f) << shift;
+    shift += 7;
+  } while (byte & 0x80);
+  return p - body;
+}
+
 // Reads the element at `p` of a node with this anchor; returns the next element's start.
 inline const char* read_entry(std::string_view anchor, const char* p, EntryView& out) noexcept {
+  const char* const start = p;
   std::size_t header = 0;
   std::size_t shared = 0;
   p = read_varint(p, header);
   if (header & 1) p = read_varint(p, shared);
   out.prefix = anchor.substr(0, shared);
   out.suffix = {p, header >> 1};
-  return p + (header >> 1);
+  p += header >> 1;
+  return p + varint_size(static_cast<std::size_t>(p - start));
 }
 
 // Leading bytes worth sharing: two or more (one would cost its own count).
@@ -124,16 +154,19 @@ inline const char* read_entry(std::string_view anchor, const char* p, EntryView&
 [[nodiscard]] inline std::size_t entry_size(std::string_view anchor, std::string_view element) noexcept {
   const std::size_t shared = shared_prefix(anchor, element);
   const std::size_t rest = element.size() - shared;
-  return varint_size(rest << 1 | (shared != 0 ? 1 : 0)) + (shared != 0 ? varint_size(shared) : 0) + rest;
+  const std::size_t body = varint_size(rest << 1 | (shared != 0 ? 1 : 0)) + (shared != 0 ? varint_size(shared) : 0) + rest;
+  return body + varint_size(body);
 }
 
 inline char* write_entry(char* p, std::string_view anchor, std::string_view element) noexcept {
+  char* const start = p;
   const std::size_t shared = shared_prefix(anchor, element);
   const std::size_t rest = element.size() - shared;
   p = write_varint(p, rest << 1 | (shared != 0 ? 1 : 0));
   if (shared != 0) p = write_varint(p, shared);
   if (rest != 0) std::memcpy(p, element.data() + shared, rest);
-  return p + rest;
+  p += rest;
+  return write_backlen(p, static_cast<std::size_t>(p - start));
 }
 
 // A block the allocator hands out whole: malloc's chunks step by 16 bytes
@@ -202,8 +235,13 @@ inline void node_shrink(ListNode*& n) {
   if (node_block(n->used) < n->allocated()) node_resize(n, n->used);
 }
 
-// Byte offset of element `i` (<= count).
+// Byte offset of element `i` (<= count): walked from whichever end is nearer.
 [[nodiscard]] inline std::size_t node_offset(const ListNode* n, std::size_t i) noexcept {
+  if (i > n->count / 2) {
+    const char* p = n->data() + n->used;
+    for (std::size_t back = n->count - i; back != 0; --back) p = entry_before(p);
+    return static_cast<std::size_t>(p - n->data());
+  }
   const std::string_view anchor = node_anchor(n);
   const char* p = anchor.data() + anchor.size();
   EntryView skipped;
