@@ -181,11 +181,11 @@ std::size_t Session::run_commands(std::string_view input) {
       if (dispatch_ == nullptr) {
         execute(command.command, argv, now);
       } else {
-        if (dispatch_->must_stall(argv)) [[unlikely]] {  // parsed again later
+        if (dispatch_->must_stall(command.command, argv)) [[unlikely]] {  // parsed again later
           stopped = true;
           break;
         }
-        execute(dispatch_->command(), argv, now);
+        execute(command.command, argv, now);
       }
       used = command.end;
     }

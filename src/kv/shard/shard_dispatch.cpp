@@ -42,11 +42,9 @@ ShardDispatch::~ShardDispatch() {
   for (ShardJob* job : jobs_) job->orphan();
 }
 
-bool ShardDispatch::must_stall(std::span<const std::string_view> argv) {
-  command_ = nullptr;
+bool ShardDispatch::must_stall(const Command* cmd, std::span<const std::string_view> argv) {
   if (!jobs_.empty() && (write_job_ || argv.empty())) return stall();  // nothing passes a job that writes
   if (argv.empty()) return false;  // "*0", "*-1", a blank line: no command, no reply
-  const Command* cmd = command_ = find_command(argv[0]);
   const bool reads = cmd != nullptr && reads_only(*cmd);
   // Behind jobs that only read, only what only reads goes on: it cannot
   // change what they read, and its reply still leaves after theirs.

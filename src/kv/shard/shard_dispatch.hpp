@@ -4,7 +4,7 @@
 // Contract
 // - A Session on a shard of a KvCluster with more than one shard owns one
 //   (with one shard, or none, there is no dispatch and no cost). Session calls:
-//   must_stall(argv) before each parsed command: true means "not now", and the
+//   must_stall(cmd, argv) before each parsed command: true means "not now", and the
 //   session stops running commands until a wake-up; takes(cmd, argv) after
 //   the session's checks: true means the command went to another shard (or
 //   became a job over several), false that the session runs it here; sink(out)
@@ -38,7 +38,7 @@
 // - One thread: the connection's shard's.
 //
 //   dispatch.begin_run(out);
-//   for (each parsed argv) { if (dispatch.must_stall(argv)) break;
+//   for (each parsed argv) { if (dispatch.must_stall(cmd, argv)) break;
 //                            if (!dispatch.takes(cmd, argv)) run_here(Reply(dispatch.sink(out))); }
 //   dispatch.end_run();
 #pragma once
@@ -68,7 +68,8 @@ class ShardDispatch {
   ShardDispatch& operator=(const ShardDispatch&) = delete;
   ~ShardDispatch();
 
-  [[nodiscard]] bool must_stall(std::span<const std::string_view> argv);
+  // `cmd`: find_command(argv[0]) as the session already looked it up (null: unknown).
+  [[nodiscard]] bool must_stall(const Command* cmd, std::span<const std::string_view> argv);
   [[nodiscard]] bool takes(const Command& cmd, std::span<const std::string_view> argv);
   [[nodiscard]] std::string& sink(std::string& out);
   // Around each run of commands: begin_run collects what is complete,
@@ -97,8 +98,6 @@ class ShardDispatch {
   // output limit and the remote commands' bound.
   static constexpr std::size_t max_jobs_in_flight = 64;
   [[nodiscard]] const KvShard& shard() const noexcept { return shard_; }
-  // The command must_stall found for the argv it passed (null: unknown).
-  [[nodiscard]] const Command* command() const noexcept { return command_; }
   void set_waker(Waker waker, void* context) noexcept {
     waker_ = waker;
     waker_context_ = context;
@@ -170,7 +169,6 @@ class ShardDispatch {
   std::vector<ShardJob*> jobs_;         // this connection's jobs in flight
   bool write_job_ = false;              // one of them writes (then it is the only one)
   Plan plan_ = Plan::here;              // must_stall's verdict on the command it passed
-  const Command* command_ = nullptr;    // and the command it found
   std::size_t target_ = 0;
   std::size_t pending_ = 0;             // holes not filled yet
   std::size_t remote_commands_ = 0;     // commands in open or in-flight batches

@@ -6,8 +6,8 @@
 //   anchor (the first 32 bytes at most of the node's first element), and the
 //   elements back to back, each stored as how many of the anchor's leading
 //   bytes it starts with and the rest (list_node.hpp): "item:1000",
-//   "item:1001", ... cost 5 bytes each, an element unlike the anchor one byte
-//   beyond itself when under 64 bytes. A list of 5 small elements is two
+//   "item:1001", ... cost 6 bytes each (a back-length included), an element
+//   unlike the anchor two bytes beyond itself when under 64 bytes. A list of 5 small elements is two
 //   allocations (this object and one node).
 // - `fill` is list-max-listpack-size as read at the write: a positive value
 //   caps the elements per node (and a node at 8 KiB, SIZE_SAFETY_LIMIT), -1..-5
