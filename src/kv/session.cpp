@@ -272,7 +272,8 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
     reject_unknown(argv);
     return;
   }
-  CommandContext ctx{server_, client_, argv, Reply(sink(), client_.resp), now};
+  std::string& to = sink();
+  CommandContext ctx{server_, client_, argv, Reply(to, client_.resp), now};
   if (!arity_ok(*cmd, argv.size())) {
     detail::wrong_arity(ctx, cmd->name);
     return;
@@ -291,7 +292,13 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
     return;
   }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
-  if (dispatch_ != nullptr && dispatch_->takes(*cmd, argv)) [[unlikely]] return;  // runs on another shard
+  if (dispatch_ != nullptr) [[unlikely]] {
+    if (dispatch_->takes(*cmd, argv)) return;  // runs on another shard
+    const std::size_t before = to.size();
+    detail::run_command(*cmd, ctx);
+    dispatch_->note_reply(to.size() - before);  // sizes what waits on other shards
+    return;
+  }
   detail::run_command(*cmd, ctx);
 }
 

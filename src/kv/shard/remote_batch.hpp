@@ -67,6 +67,7 @@ class RemoteBatch final : public LoopMessage, public GateWaiter {
   void orphan() noexcept { origin_ = nullptr; }
   // Replies of commands [first, first + count), back on the origin's thread.
   [[nodiscard]] std::string_view replies(std::size_t first, std::size_t count) const noexcept;
+  [[nodiscard]] std::size_t reply_bytes() const noexcept { return out_.size(); }
 
  private:
   struct Queued {

@@ -56,7 +56,7 @@ bool ShardDispatch::must_stall(const Command* cmd, std::span<const std::string_v
       return false;
     }
     plan_ = Plan::remote;  // another shard's key, or the gate holds this one up
-    return remote_commands_ >= max_remote_in_flight ? stall() : false;
+    return remote_commands_ >= remote_limit() ? stall() : false;
   }
   // Everything else runs once all before it is done: jobs see this
   // connection's writes, and SELECT, AUTH, SUBSCRIBE ... apply in order. A
@@ -78,6 +78,16 @@ bool ShardDispatch::must_stall(const Command* cmd, std::span<const std::string_v
 // shard's reply (which could wait for a job queued behind it).
 bool ShardDispatch::runs_here(bool reads) const noexcept {
   return own_remote_ == 0 && shard_.gate().passes(reads ? GateWaiter::Mode::pass_read : GateWaiter::Mode::pass_write);
+}
+
+// A client that never reads, pipelining whole-value reads of 2 MB replies
+// from another shard, held 190-650 MB beside the 64 MB output limit with 32
+// such replies in flight (and the batches' buffers they are built in): the
+// bytes those in flight may reach are kept to an eighth of the limit.
+std::size_t ShardDispatch::remote_limit() const noexcept {
+  if (reply_estimate_ == 0) return max_remote_in_flight;
+  const std::size_t budget = shard_.state().config().client_output_limit / 8;
+  return std::clamp<std::size_t>(budget / reply_estimate_, 1, max_remote_in_flight);
 }
 
 bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> argv) {
@@ -175,6 +185,7 @@ void ShardDispatch::on_batch(RemoteBatch& batch) {
     --pending_;
   }
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &batch));
+  note_reply(batch.reply_bytes() / std::max<std::size_t>(batch.size(), 1));
   remote_commands_ -= batch.size();
   if (batch.target() == shard_.index()) own_remote_ -= batch.size();
   wake();

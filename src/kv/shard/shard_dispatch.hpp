@@ -82,16 +82,23 @@ class ShardDispatch {
     return pending_ != 0;
   }
   [[nodiscard]] bool busy() const noexcept { return !holes_.empty() || stalled_; }
-  // Reply bytes made here and waiting behind replies due from elsewhere:
-  // they count against client-output-buffer-limit like the output.
-  [[nodiscard]] std::size_t held_bytes() const noexcept { return held_.size() - held_from_; }
+  // Reply bytes made here and waiting behind replies due from elsewhere, and
+  // those expected of the commands still on other shards (each sized as this
+  // connection's recent replies): they count against the output limit like
+  // the output (Session::run_commands).
+  [[nodiscard]] std::size_t held_bytes() const noexcept {
+    return held_.size() - held_from_ + remote_commands_ * reply_estimate_;
+  }
+  // The size of a reply made here (Session::execute): a connection whose
+  // replies are big gets fewer commands on other shards at once.
+  void note_reply(std::size_t bytes) noexcept {
+    reply_estimate_ = bytes >= reply_estimate_ ? bytes : reply_estimate_ - (reply_estimate_ - bytes) / 8;
+  }
   // At most this many commands of one connection wait on other shards at
   // once, so a pipeline of big GETs for another shard does not make that
-  // shard build every reply before the first leaves (the bound on what is
-  // held for a connection is then this many replies plus the output limit).
-  // 32, not 128: a client that never reads, pipelining whole-value reads of
-  // 2 MB replies, held 190-650 MB at 128 (e2e "whole-value reads ... stay
-  // within the output limit", --threads 2); 32 still covers P16 pipelines.
+  // shard build every reply before the first leaves; 32 covers P16 pipelines.
+  // Fewer when the replies are big (remote_limit()): what is held for a
+  // connection is then bounded by the output limit and an eighth of it more.
   static constexpr std::size_t max_remote_in_flight = 32;
   // At most this many jobs that only read (a pipeline of MGETs) at once: a
   // client that never reads holds at most this many job replies beside the
@@ -113,6 +120,7 @@ class ShardDispatch {
     return true;
   }
   [[nodiscard]] bool runs_here(bool reads) const noexcept;
+  [[nodiscard]] std::size_t remote_limit() const noexcept;
   void collect(std::string& out);
 
   // Replies in request order. Replies made here while others are due go to
@@ -173,6 +181,7 @@ class ShardDispatch {
   std::size_t pending_ = 0;             // holes not filled yet
   std::size_t remote_commands_ = 0;     // commands in open or in-flight batches
   std::size_t own_remote_ = 0;          // those of them for this shard
+  std::size_t reply_estimate_ = 0;      // bytes per reply (note_reply): rises at once, decays by 1/8 a reply
   bool stalled_ = false;
   Waker waker_ = nullptr;
   void* waker_context_ = nullptr;
