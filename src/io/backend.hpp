@@ -5,7 +5,10 @@
 //   use; older kernels or a seccomp/sysctl ban make EventLoop's constructor throw
 //   std::system_error, and the caller may fall back to epoll).
 // - epoll: a reactor; works everywhere.
-// - parse_backend / backend_name convert to and from "io_uring" / "epoll" for
+// - sim: no kernel at all — a deterministic simulation (virtual clock,
+//   in-memory network, seeded order and faults) of the thread's SimWorld
+//   (io/sim_world.hpp), for tests that must find rare interleavings.
+// - parse_backend / backend_name convert to and from "io_uring" / "epoll" / "sim" for
 //   command lines (--backend). Pure functions, any thread.
 //
 //   duet::Backend b = duet::parse_backend(argv[2]).value_or(duet::Backend::io_uring);
@@ -17,15 +20,24 @@
 
 namespace duet {
 
-enum class Backend { io_uring, epoll };
+enum class Backend { io_uring, epoll, sim };
 
 inline constexpr std::string_view backend_name(Backend b) noexcept {
-  return b == Backend::io_uring ? "io_uring" : "epoll";
+  switch (b) {
+    case Backend::io_uring:
+      return "io_uring";
+    case Backend::epoll:
+      return "epoll";
+    case Backend::sim:
+      return "sim";
+  }
+  return "epoll";
 }
 
 inline constexpr std::optional<Backend> parse_backend(std::string_view name) noexcept {
   if (name == "io_uring" || name == "uring") return Backend::io_uring;
   if (name == "epoll") return Backend::epoll;
+  if (name == "sim") return Backend::sim;
   return std::nullopt;
 }
 

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "io/detail/poller.hpp"
+#include "io/sys.hpp"
 
 // Debug builds check the owner thread on every loop-thread-only call: one
 // thread-local address compared with a member. Release builds (NDEBUG, meson's
@@ -209,7 +210,7 @@ void EventLoop::close_fd(int fd) noexcept {
   if (fd < 0) return;
   DUET_OWNER_ONLY("close_fd");
   poller_->forget_fd(fd);
-  ::close(fd);
+  sys::close(fd);
 }
 
 void EventLoop::forget_fd(int fd) noexcept {

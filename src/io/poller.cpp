@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "io/detail/epoll_poller.hpp"
+#include "io/detail/sim_poller.hpp"
 #include "io/detail/uring_poller.hpp"
 #include "io/event_loop.hpp"
 
@@ -188,6 +189,8 @@ std::unique_ptr<Poller> make_poller(Backend backend, const LoopOptions& options)
   switch (backend) {
     case Backend::io_uring:
       return std::make_unique<UringPoller>(options);
+    case Backend::sim:
+      return std::make_unique<SimPoller>(options);
     case Backend::epoll:
       break;
   }

@@ -10,23 +10,26 @@
 #include <string>
 #include <system_error>
 
+#include "io/sim_world.hpp"
+#include "io/sys.hpp"
+
 namespace duet {
 
 namespace {
 void set_option(int fd, int level, int name, const char* what) {
   const int one = 1;
-  if (::setsockopt(fd, level, name, &one, sizeof one) != 0) {
+  if (sys::setsockopt(fd, level, name, &one, sizeof one) != 0) {
     throw std::system_error(errno, std::generic_category(), what);
   }
 }
 UniqueFd open_socket(int family, int type) {
-  UniqueFd fd(::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  UniqueFd fd(sys::socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC));
   if (!fd) throw std::system_error(errno, std::generic_category(), "socket");
   return fd;
 }
 
 void bind_to(int fd, const SocketAddress& addr) {
-  if (::bind(fd, addr.data(), addr.size()) != 0) {
+  if (sys::bind(fd, addr.data(), addr.size()) != 0) {
     throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
   }
 }
@@ -45,20 +48,22 @@ UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options) 
 // (file's owner unwinds).
 UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file) {
   UniqueFd fd = open_socket(addr.family(), SOCK_STREAM);
-  const std::string path = addr.unix_path();
+  // A simulated listener has no file: the real file system is left alone.
+  const bool simulated = SimWorld::current() != nullptr;
+  const std::string path = simulated ? std::string() : addr.unix_path();
   if (addr.family() == AF_UNIX) {
-    UnixSocketFile::clear_stale(addr);
+    if (!simulated) UnixSocketFile::clear_stale(addr);
   } else {
     set_option(fd.get(), SOL_SOCKET, SO_REUSEADDR, "setsockopt(SO_REUSEADDR)");
     if (options.reuse_port) set_option(fd.get(), SOL_SOCKET, SO_REUSEPORT, "setsockopt(SO_REUSEPORT)");
   }
   if (addr.family() == AF_INET6) set_option(fd.get(), IPPROTO_IPV6, IPV6_V6ONLY, "setsockopt(IPV6_V6ONLY)");
   bind_to(fd.get(), addr);
-  file = UnixSocketFile::bound(addr);
+  if (!simulated) file = UnixSocketFile::bound(addr);
   if (!path.empty() && options.unix_mode != 0 && ::chmod(path.c_str(), options.unix_mode) != 0) {
     throw std::system_error(errno, std::generic_category(), "chmod " + path);
   }
-  if (::listen(fd.get(), options.backlog) != 0) throw std::system_error(errno, std::generic_category(), "listen");
+  if (sys::listen(fd.get(), options.backlog) != 0) throw std::system_error(errno, std::generic_category(), "listen");
   return fd;
 }
 
@@ -73,7 +78,7 @@ UniqueFd open_datagram_socket(const SocketAddress& addr, const DatagramOptions& 
 }
 
 IoResult<void> connect_datagram(int fd, const SocketAddress& peer) noexcept {
-  if (::connect(fd, peer.data(), peer.size()) != 0) return std::error_code(errno, std::generic_category());
+  if (sys::connect(fd, peer.data(), peer.size()) != 0) return std::error_code(errno, std::generic_category());
   return {};
 }
 
@@ -82,13 +87,13 @@ void tune_new_stream(int fd, int family) noexcept {
 }
 
 IoResult<void> shutdown_socket(int fd, int how) noexcept {
-  if (::shutdown(fd, how) != 0) return std::error_code(errno, std::generic_category());
+  if (sys::shutdown(fd, how) != 0) return std::error_code(errno, std::generic_category());
   return {};
 }
 
 IoResult<void> set_tcp_nodelay(int fd, bool on) noexcept {
   const int value = on ? 1 : 0;
-  if (::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) != 0) {
+  if (sys::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &value, sizeof value) != 0) {
     return std::error_code(errno, std::generic_category());
   }
   return {};
@@ -97,14 +102,14 @@ IoResult<void> set_tcp_nodelay(int fd, bool on) noexcept {
 SocketAddress local_address_of(int fd) noexcept {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
-  ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  sys::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
 }
 
 SocketAddress peer_address_of(int fd) noexcept {
   sockaddr_storage addr{};
   socklen_t len = sizeof addr;
-  ::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  sys::getpeername(fd, reinterpret_cast<sockaddr*>(&addr), &len);
   return SocketAddress(reinterpret_cast<sockaddr*>(&addr), len);
 }
 

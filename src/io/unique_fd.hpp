@@ -1,7 +1,8 @@
 // duet::UniqueFd — owns one file descriptor and closes it exactly once.
 //
 // Contract
-// - Move-only; the destructor closes the fd with ::close. For an fd that an
+// - Move-only; the destructor closes the fd (sys::close: a simulated one
+//   goes to its SimWorld). For an fd that an
 //   EventLoop has seen, release() it and call loop.close_fd(fd) instead, so the
 //   epoll backend forgets it first (TcpStream does this for you).
 // - Not thread-safe; one owner.
@@ -11,9 +12,9 @@
 //   int raw = fd.release();   // now the caller closes raw
 #pragma once
 
-#include <unistd.h>
-
 #include <utility>
+
+#include "io/sys.hpp"
 
 namespace duet {
 
@@ -34,7 +35,7 @@ class UniqueFd {
   explicit operator bool() const noexcept { return fd_ >= 0; }
   int release() noexcept { return std::exchange(fd_, -1); }
   void reset(int fd = -1) noexcept {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0) sys::close(fd_);
     fd_ = fd;
   }
 

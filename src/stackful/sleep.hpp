@@ -15,6 +15,7 @@
 #include <chrono>
 #include <stop_token>
 
+#include "io/clock.hpp"
 #include "stackful/detail/fiber_op.hpp"
 
 namespace duet::fiber {
@@ -28,7 +29,7 @@ inline bool sleep_until(std::chrono::steady_clock::time_point deadline, const st
 
 template <typename Rep, typename Period>
 bool sleep_for(std::chrono::duration<Rep, Period> duration, const std::stop_token& token = {}) {
-  return sleep_until(std::chrono::steady_clock::now() +
+  return sleep_until(duet::now() +
                          std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration),
                      token);
 }

@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "io/clock.hpp"
 #include "io/socket_ops.hpp"
 
 #include "io/unique_fd.hpp"
@@ -43,7 +44,7 @@ int transfer(OpKind kind, int fd, void* data, std::size_t len, TcpStream::Timeou
 
 IoResult<TcpStream> TcpStream::connect(const SocketAddress& peer, Timeout timeout, std::stop_token token) {
   EventLoop& loop = current_loop();
-  UniqueFd fd(::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+  UniqueFd fd(sys::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC));
   if (!fd) return std::error_code(errno, std::generic_category());
   SocketAddress target = peer;
   detail::FiberOp op;
@@ -97,13 +98,12 @@ IoResult<std::size_t> TcpStream::send(std::span<const char> buf, Timeout timeout
 }
 
 IoResult<std::size_t> TcpStream::send_all(std::span<const char> buf, Timeout timeout, std::stop_token token) {
-  using Clock = std::chrono::steady_clock;
-  const auto deadline = Clock::now() + timeout;
+  const auto deadline = duet::now() + timeout;
   std::size_t sent = 0;
   while (sent < buf.size()) {
     Timeout left{0};
     if (timeout.count() > 0) {
-      left = std::chrono::duration_cast<Timeout>(deadline - Clock::now());
+      left = std::chrono::duration_cast<Timeout>(deadline - duet::now());
       if (left.count() <= 0) return std::make_error_code(std::errc::timed_out);
     }
     auto r = send(buf.subspan(sent), left, token);

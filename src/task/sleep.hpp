@@ -14,6 +14,7 @@
 #include <chrono>
 #include <stop_token>
 
+#include "io/clock.hpp"
 #include "io/event_loop.hpp"
 #include "task/io_awaiter.hpp"
 
@@ -37,7 +38,7 @@ inline SleepAwaiter sleep_until(EventLoop& loop, std::chrono::steady_clock::time
 template <typename Rep, typename Period>
 SleepAwaiter sleep_for(EventLoop& loop, std::chrono::duration<Rep, Period> duration,
                        std::stop_token token = {}) noexcept {
-  const auto now = std::chrono::steady_clock::now();
+  const auto now = duet::now();
   return SleepAwaiter(loop, now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(duration),
                       std::move(token));
 }

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <utility>
 
+#include "io/clock.hpp"
 #include "io/socket_ops.hpp"
 #include "task/resolve.hpp"
 
@@ -57,7 +58,7 @@ SendAllAwaiter::SendAllAwaiter(EventLoop& loop, int fd, const void* data, std::s
 }
 
 bool SendAllAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
-  if (op_.timeout_.count() > 0) deadline_ = std::chrono::steady_clock::now() + op_.timeout_;
+  if (op_.timeout_.count() > 0) deadline_ = duet::now() + op_.timeout_;
   if (IoAwaiter::await_suspend(waiter)) return true;
   return send_rest(result());
 }
@@ -71,7 +72,7 @@ bool SendAllAwaiter::advance(int& res) noexcept {
   op_.buf_ = static_cast<char*>(op_.buf_) + res;
   op_.len_ = total_ - sent_;
   if (op_.timeout_.count() > 0) {
-    const auto left = deadline_ - std::chrono::steady_clock::now();
+    const auto left = deadline_ - duet::now();
     if (left <= std::chrono::steady_clock::duration::zero()) {
       res = -ETIMEDOUT;
       return false;
@@ -108,7 +109,7 @@ IoResult<std::size_t> SendAllAwaiter::await_resume() const noexcept {
 ConnectAwaiter::ConnectAwaiter(EventLoop& loop, const SocketAddress& peer, std::stop_token token) noexcept
     : IoAwaiter(loop, std::move(token)),
       peer_(peer),
-      fd_(::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0)) {
+      fd_(sys::socket(peer.family(), SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC)) {
   if (!fd_) {
     set_failed(-errno);
     return;

@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <stop_token>
 
+#include "io/clock.hpp"
 #include "io/detail/wait_core.hpp"
 #include "io/wait_queue.hpp"
 
@@ -34,7 +35,7 @@ WaitState wait_on(duet::detail::WaitCore& core, std::size_t count, std::chrono::
 template <typename Rep, typename Period>
 std::chrono::steady_clock::time_point deadline_after(std::chrono::duration<Rep, Period> d) noexcept {
   using Clock = std::chrono::steady_clock;
-  const auto now = Clock::now();
+  const auto now = duet::now();
   if (d >= std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(Clock::time_point::max() - now)) {
     return Clock::time_point::max();
   }

@@ -10,6 +10,8 @@
 
 #include <chrono>
 
+#include "io/clock.hpp"
+
 namespace duet::detail {
 
 SyncAwaiter::SyncAwaiter(EventLoop& loop, WaitCore& core, std::size_t count, std::stop_token token) noexcept
@@ -43,7 +45,7 @@ void SyncAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   waiter_ = waiter;
   if (timeout_.count() > 0) {
     op_.kind_ = OpKind::sleep;
-    op_.deadline_ = std::chrono::steady_clock::now() +
+    op_.deadline_ = duet::now() +
                     std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout_);
     loop_->submit(op_);
   }

@@ -1,0 +1,63 @@
+// duet::detail::SimPoller — Backend::sim: the IoOp contract over a SimWorld.
+//
+// How it works: every op in flight waits in one list. A turn tries them all,
+// in an order the world's seed draws, against the simulated network (SimNet);
+// those that can finish do (a seeded few wait a turn more: the late wake-up
+// of a real reactor), and deliver() hands them to their owners in that
+// order. When none can, the virtual clock jumps to the next event — a sleep's
+// deadline, a timeout, bytes arriving, a handshake ending — or to the turn's
+// own deadline; with neither, the program waits for something that cannot
+// happen, and the world reports a deadlock. Every delivery is folded into
+// the world's trace hash.
+// File ops on real descriptors run inline, as on an epoll loop; socket ops
+// on real descriptors fail with EOPNOTSUPP (they would escape the seed).
+// The loop's thread only; other threads' messages (the inbox) still work but
+// are not part of the seeded order.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "io/detail/poller.hpp"
+#include "io/sim_world.hpp"
+
+namespace duet::detail {
+
+class SimPoller final : public Poller {
+ public:
+  explicit SimPoller(const LoopOptions& options);
+  SimPoller(const SimPoller&) = delete;
+  SimPoller& operator=(const SimPoller&) = delete;
+  SimPoller(SimPoller&&) = delete;
+  SimPoller& operator=(SimPoller&&) = delete;
+  ~SimPoller() override = default;
+
+  void submit(IoOp& op) noexcept override;
+  void cancel(IoOp& op) noexcept override;
+  int abandon(IoOp& op) noexcept override;
+  std::size_t turn(Clock::time_point deadline) override;
+  void wake() noexcept override {}  // a simulation never sleeps for real
+  void forget_fd(int fd) noexcept override;
+  void release_recv_buffer(std::uint16_t id) noexcept override;
+
+ private:
+  static constexpr int blocked = INT_MIN + 1;  // == SimNet::blocked
+
+  int attempt(IoOp& op) noexcept;
+  int recv_pooled(IoOp& op) noexcept;
+  bool sweep() noexcept;
+  [[nodiscard]] std::optional<Clock::time_point> next_event() noexcept;
+  void leave(IoOp& op) noexcept;
+  void settle(IoOp& op, int res) noexcept;
+
+  std::unique_ptr<SimWorld> own_world_;  // when the thread had none
+  SimWorld* world_;
+  std::vector<IoOp*> waiting_;  // in flight, no result yet
+  std::vector<IoOp*> order_;    // one sweep's seeded order
+  bool skipped_ = false;        // a ready op waits a turn (late wake-up)
+};
+
+}  // namespace duet::detail

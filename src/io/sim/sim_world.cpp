@@ -1,0 +1,109 @@
+// SimWorld: the seeded generator (xoshiro256**, seeded through splitmix64 as
+// its authors advise), the trace hash, the virtual clock and the thread's
+// installation, which is what duet::now() and duet::sys read.
+#include "io/sim_world.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <stdexcept>
+
+#include "io/clock.hpp"
+#include "io/sim/sim_net.hpp"
+
+namespace duet {
+
+namespace detail {
+thread_local const std::chrono::steady_clock::time_point* t_virtual_now = nullptr;
+}
+
+namespace {
+thread_local SimWorld* t_world = nullptr;
+
+std::uint64_t splitmix64(std::uint64_t& x) noexcept {
+  std::uint64_t z = (x += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+__extension__ using Wide = unsigned __int128;
+
+std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
+
+// A fixed start, so that a run's times (and what a program prints of them)
+// do not depend on the machine's uptime.
+constexpr auto virtual_start = std::chrono::steady_clock::time_point(std::chrono::hours(24));
+}  // namespace
+
+SimWorld::SimWorld(SimOptions options)
+    : options_(options), start_(virtual_start), now_(virtual_start), trace_(0xcbf29ce484222325ULL) {
+  if (t_world != nullptr) throw std::logic_error("duet: a SimWorld is installed on this thread already");
+  if (options_.max_latency < options_.min_latency) options_.max_latency = options_.min_latency;
+  if (options_.max_window < options_.min_window) options_.max_window = options_.min_window;
+  if (options_.min_window == 0) options_.min_window = 1;
+  std::uint64_t x = options_.seed;
+  for (std::uint64_t& word : rng_) word = splitmix64(x);
+  net_ = std::make_unique<detail::SimNet>(*this);
+  t_world = this;
+  detail::t_virtual_now = &now_;
+}
+
+SimWorld::~SimWorld() {
+  t_world = nullptr;
+  detail::t_virtual_now = nullptr;
+}
+
+SimWorld* SimWorld::current() noexcept { return t_world; }
+
+SimWorld::Clock::duration SimWorld::elapsed() const noexcept { return now_ - start_; }
+
+std::uint64_t SimWorld::random() noexcept {
+  const std::uint64_t result = rotl(rng_[1] * 5, 7) * 9;
+  const std::uint64_t t = rng_[1] << 17;
+  rng_[2] ^= rng_[0];
+  rng_[3] ^= rng_[1];
+  rng_[1] ^= rng_[2];
+  rng_[0] ^= rng_[3];
+  rng_[2] ^= t;
+  rng_[3] = rotl(rng_[3], 45);
+  return result;
+}
+
+bool SimWorld::chance(double p) noexcept {
+  if (p <= 0) return false;
+  if (p >= 1) return true;
+  return static_cast<double>(random() >> 11) * 0x1.0p-53 < p;
+}
+
+std::uint64_t SimWorld::below(std::uint64_t n) noexcept {
+  return n <= 1 ? 0 : static_cast<std::uint64_t>((static_cast<Wide>(random()) * n) >> 64);
+}
+
+SimWorld::Clock::duration SimWorld::latency() noexcept {
+  const auto span = static_cast<std::uint64_t>((options_.max_latency - options_.min_latency).count());
+  return options_.min_latency + std::chrono::nanoseconds(below(span + 1));
+}
+
+void SimWorld::trace(std::uint64_t word) noexcept {
+  trace_ ^= word;
+  trace_ *= 0x100000001b3ULL;
+  trace_ ^= trace_ >> 29;
+}
+
+void SimWorld::trace_bytes(const void* data, std::size_t len) noexcept {
+  const auto* p = static_cast<const unsigned char*>(data);
+  std::uint64_t h = 0xcbf29ce484222325ULL;
+  for (std::size_t i = 0; i < len; ++i) h = (h ^ p[i]) * 0x100000001b3ULL;
+  trace(h ^ len);
+}
+
+void SimWorld::deadlock() noexcept {
+  if (on_deadlock_ != nullptr) on_deadlock_(*this, deadlock_context_);  // reports, then exits
+  std::fprintf(stderr,
+               "duet sim: deadlock at %.6f s of virtual time (seed %llu): every op waits for something that "
+               "cannot happen\n",
+               std::chrono::duration<double>(elapsed()).count(), static_cast<unsigned long long>(seed()));
+  std::abort();
+}
+
+}  // namespace duet

@@ -1,0 +1,220 @@
+// SimPoller (see detail/sim_poller.hpp for how it works). Each op's position
+// in waiting_ is kept in heap_index_ (+1; 0 = absent), which the sim, having
+// no timer heap, uses as its own bookkeeping slot.
+#include "io/detail/sim_poller.hpp"
+
+#include <poll.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <thread>
+
+#include "io/event_loop.hpp"
+#include "io/file_ops.hpp"
+#include "io/sim/sim_net.hpp"
+
+namespace duet::detail {
+
+namespace {
+SimWorld* world_for_thread(std::unique_ptr<SimWorld>& own) {
+  if (SimWorld* world = SimWorld::current()) return world;
+  own = std::make_unique<SimWorld>();
+  return own.get();
+}
+
+bool file_kind(OpKind kind) noexcept {
+  return kind == OpKind::openat || kind == OpKind::fsync || kind == OpKind::statx || kind == OpKind::close ||
+         kind == OpKind::read || kind == OpKind::write;
+}
+}  // namespace
+
+SimPoller::SimPoller(const LoopOptions& options) : Poller(options), world_(world_for_thread(own_world_)) {}
+
+void SimPoller::submit(IoOp& op) noexcept {
+  started(op);
+  op.ts_[0] = 0;
+  if (op.timeout_.count() > 0) op.expires_ = world_->now() + op.timeout_;
+  try {
+    waiting_.push_back(&op);
+  } catch (...) {
+    return finish(op, -ENOMEM);
+  }
+  op.heap_index_ = static_cast<std::uint32_t>(waiting_.size());
+  op.state_ = OpState::waiting;
+}
+
+void SimPoller::leave(IoOp& op) noexcept {
+  const std::size_t at = op.heap_index_ - 1;
+  waiting_[at] = waiting_.back();
+  waiting_[at]->heap_index_ = static_cast<std::uint32_t>(at + 1);
+  waiting_.pop_back();
+  op.heap_index_ = 0;
+}
+
+void SimPoller::settle(IoOp& op, int res) noexcept {
+  leave(op);
+  finish(op, res);
+  world_->trace((static_cast<std::uint64_t>(op.kind_) << 56) ^ (static_cast<std::uint64_t>(op.fd_) << 32) ^
+                static_cast<std::uint32_t>(res));
+}
+
+void SimPoller::cancel(IoOp& op) noexcept {
+  if (op.state_ != OpState::waiting) return;
+  leave(op);
+  finish_cancelled(op);
+}
+
+int SimPoller::abandon(IoOp& op) noexcept {
+  if (op.state_ == OpState::waiting) settle(op, -ECANCELED);
+  take_finished(op);
+  return op.res_;
+}
+
+void SimPoller::forget_fd(int fd) noexcept {
+  for (std::size_t i = 0; i < waiting_.size();) {
+    IoOp& op = *waiting_[i];
+    if (op.fd_ == fd && op.kind_ != OpKind::sleep && op.kind_ != OpKind::nop) {
+      leave(op);
+      finish_cancelled(op);
+    } else {
+      ++i;
+    }
+  }
+}
+
+void SimPoller::release_recv_buffer(std::uint16_t id) noexcept {
+  if (RecvBufferPool* pool = recv_pool_if_made()) pool->put(id);
+}
+
+// With no free buffer the op waits (as epoll's starved ops do): owners give
+// buffers back between turns.
+int SimPoller::recv_pooled(IoOp& op) noexcept {
+  RecvBufferPool* pool = recv_pool();
+  if (pool == nullptr) return -ENOMEM;
+  const int id = pool->take();
+  if (id < 0) return blocked;
+  const auto bid = static_cast<std::uint16_t>(id);
+  op.buf_ = pool->data(bid);
+  op.len_ = pool->buffer_size();
+  const int r = world_->net().recv(op.fd_, op.buf_, op.len_);
+  if (r > 0) {
+    op.buffer_id_ = bid;
+  } else {
+    pool->put(bid);
+  }
+  return r;
+}
+
+int SimPoller::attempt(IoOp& op) noexcept {
+  if (op.kind_ == OpKind::nop) return 0;
+  if (op.kind_ == OpKind::sleep) return world_->now() >= op.deadline_ ? 0 : blocked;
+  SimNet& net = world_->net();
+  if (!SimNet::simulated(op.fd_)) {
+    // A real file under a simulated loop: run it inline, as an epoll loop does.
+    return file_kind(op.kind_) ? file_syscall(op) : -EOPNOTSUPP;
+  }
+  try {
+    switch (op.kind_) {
+      case OpKind::recv:
+      case OpKind::read:
+        return net.recv(op.fd_, op.buf_, op.len_);
+      case OpKind::recv_pooled:
+        return recv_pooled(op);
+      case OpKind::send:
+      case OpKind::write:
+        return net.send(op.fd_, op.buf_, op.len_);
+      case OpKind::sendmsg:
+        return net.sendmsg(op.fd_, *static_cast<const msghdr*>(op.buf_));
+      case OpKind::recvmsg:
+        return net.recvmsg(op.fd_, *static_cast<msghdr*>(op.buf_), op.flags_);
+      case OpKind::accept:
+        return net.accept(op.fd_, op.addr_, op.addr_ != nullptr ? &op.addrlen_ : nullptr);
+      case OpKind::connect:
+        return net.connect(op);
+      case OpKind::poll:
+        return net.poll(op.fd_, op.flags_);
+      case OpKind::close:
+        return net.close(op.fd_);
+      case OpKind::openat:
+      case OpKind::fsync:
+      case OpKind::statx:
+        return -EOPNOTSUPP;  // a simulated descriptor is a socket
+      case OpKind::nop:
+      case OpKind::sleep:
+        break;
+    }
+  } catch (...) {
+    return -ENOMEM;
+  }
+  return 0;
+}
+
+// One pass over every waiting op, in a seeded order. True if any finished.
+bool SimPoller::sweep() noexcept {
+  skipped_ = false;
+  if (waiting_.empty()) return false;
+  try {
+    order_.assign(waiting_.begin(), waiting_.end());
+  } catch (...) {
+    return false;
+  }
+  for (std::size_t i = order_.size(); i > 1; --i) std::swap(order_[i - 1], order_[world_->below(i)]);
+  const double late = world_->options().late_wakeup;
+  bool any = false;
+  for (IoOp* op : order_) {
+    if (late > 0 && world_->chance(late)) {
+      skipped_ = true;  // tried next turn, with no virtual time passing
+      continue;
+    }
+    int r = attempt(*op);
+    if (r == blocked && op->timeout_.count() > 0 && world_->now() >= op->expires_) r = -ETIMEDOUT;
+    if (r == blocked) continue;
+    settle(*op, r);
+    any = true;
+  }
+  return any;
+}
+
+std::optional<Poller::Clock::time_point> SimPoller::next_event() noexcept {
+  std::optional<Clock::time_point> next;
+  auto consider = [&next](Clock::time_point t) {
+    if (!next || t < *next) next = t;
+  };
+  for (IoOp* op : waiting_) {
+    if (op->kind_ == OpKind::sleep) consider(op->deadline_);
+    if (op->timeout_.count() > 0) consider(op->expires_);
+    if (SimNet::simulated(op->fd_)) {
+      if (auto t = world_->net().next_event(*op)) consider(*t);
+    }
+  }
+  return next;
+}
+
+// Results are traced as they are settled (kind, descriptor, result), in the
+// seeded order, and the bytes as they moved: two runs agree only if the same
+// bytes went the same way at the same virtual times.
+std::size_t SimPoller::turn(Clock::time_point deadline) {
+  bool progress = sweep();
+  if (!progress && !skipped_ && !has_finished() && inbox_empty() && deadline > world_->now()) {
+    const std::optional<Clock::time_point> next = next_event();
+    if (next && *next <= deadline) {
+      world_->advance_to(*next);
+      sweep();
+    } else if (deadline != EventLoop::forever) {
+      world_->advance_to(deadline);
+      sweep();
+    } else if (in_flight() > waiting_.size()) {
+      std::this_thread::yield();  // a reply from another thread (not simulated): wait for it for real
+    } else {
+      world_->deadlock();
+    }
+  }
+  drain_inbox();
+  const std::size_t delivered = deliver();
+  world_->trace(static_cast<std::uint64_t>(world_->now().time_since_epoch().count()) ^ (delivered << 48));
+  for (std::size_t i = 0; i < delivered; ++i) world_->count_step();
+  return delivered;
+}
+
+}  // namespace duet::detail

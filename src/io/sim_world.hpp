@@ -1,0 +1,119 @@
+// duet::SimWorld — a deterministic simulation of the machine under an
+// EventLoop of Backend::sim: a virtual clock, an in-memory network, and a
+// seeded scheduler that decides every order, latency, split and fault.
+//
+// Contract
+// - Construct one on a thread, then EventLoops with Backend::sim on that
+//   thread: they run their ops against this world. Installing it makes
+//   duet::now() (io/clock.hpp) the virtual clock and routes socket calls
+//   (io/sys.hpp) to the simulated network for the world's lifetime. One world
+//   per thread at a time (a second throws std::logic_error); it must outlive
+//   its loops. An EventLoop(Backend::sim) on a thread without a world makes
+//   one of its own, with SimOptions{}.
+// - Virtual time moves only when a loop's turn would wait: straight to the
+//   next event (a timer, a timeout, bytes arriving), so an hour of simulated
+//   sleep takes no real time.
+// - The same seed and the same program give the same run, completion for
+//   completion: trace_hash() folds every completion delivered (virtual time,
+//   op kind, result, bytes moved) into one number to compare runs by.
+// - Faults fire at the rates of SimOptions; all default to what TCP itself
+//   may do (short transfers, latency, a late wake-up), none to failures.
+// - A turn that could only wait forever (no timer, nothing in transit, no op
+//   that can finish) is a deadlock of the program under test: the world calls
+//   its deadlock handler (default: a message with the seed on stderr, then
+//   abort; set_deadlock_handler to report it your way first — the handler
+//   does not return: it exits, or the world aborts after it).
+// - The world's thread only.
+//
+//   duet::SimWorld world({.seed = 42});
+//   duet::EventLoop loop(duet::Backend::sim);
+//   ... run a server and its clients as tasks or fibers on loop ...
+//   std::printf("%016llx\n", (unsigned long long)world.trace_hash());
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace duet {
+
+namespace detail {
+class SimNet;
+}
+
+struct SimOptions {
+  std::uint64_t seed = 1;
+  // One-way latency of each segment (and of a connection's handshake),
+  // drawn uniformly from this range.
+  std::chrono::nanoseconds min_latency{std::chrono::microseconds(5)};
+  std::chrono::nanoseconds max_latency{std::chrono::microseconds(200)};
+  // Bytes one direction of a connection holds (in transit and unread) before
+  // send waits: drawn per connection from this range (backpressure).
+  std::size_t min_window = 4 * 1024;
+  std::size_t max_window = 256 * 1024;
+  // Probabilities, per transfer or per ready completion:
+  double short_transfer = 0.2;  // a send or recv moves fewer bytes than it could
+  double late_wakeup = 0.05;    // a completion that is ready waits a turn (a reactor's EAGAIN)
+  double reset = 0.0;           // the connection is reset: ECONNRESET on both ends
+  double refuse = 0.0;          // a connect to a listener is refused
+};
+
+class SimWorld {
+ public:
+  using Clock = std::chrono::steady_clock;
+  using DeadlockHandler = void (*)(SimWorld& world, void* context);
+  // Simulated descriptors are numbered from here up (real ones stay below
+  // the fd limit, 20,000 here).
+  static constexpr int first_fd = 1 << 24;
+
+  explicit SimWorld(SimOptions options = {});
+  SimWorld(const SimWorld&) = delete;
+  SimWorld& operator=(const SimWorld&) = delete;
+  SimWorld(SimWorld&&) = delete;
+  SimWorld& operator=(SimWorld&&) = delete;
+  ~SimWorld();
+
+  // The world installed on this thread, or null.
+  [[nodiscard]] static SimWorld* current() noexcept;
+
+  [[nodiscard]] Clock::time_point now() const noexcept { return now_; }
+  // Virtual time since the world began.
+  [[nodiscard]] Clock::duration elapsed() const noexcept;
+  [[nodiscard]] const SimOptions& options() const noexcept { return options_; }
+  [[nodiscard]] std::uint64_t seed() const noexcept { return options_.seed; }
+  [[nodiscard]] std::uint64_t trace_hash() const noexcept { return trace_; }
+  // Completions delivered so far.
+  [[nodiscard]] std::uint64_t steps() const noexcept { return steps_; }
+  void set_deadlock_handler(DeadlockHandler handler, void* context) noexcept {
+    on_deadlock_ = handler;
+    deadlock_context_ = context;
+  }
+
+  // For the simulation's parts (and a test's own seeded choices).
+  std::uint64_t random() noexcept;
+  [[nodiscard]] bool chance(double p) noexcept;
+  [[nodiscard]] std::uint64_t below(std::uint64_t n) noexcept;  // uniform in [0, n), n > 0
+  [[nodiscard]] Clock::duration latency() noexcept;
+  void trace(std::uint64_t word) noexcept;
+  void trace_bytes(const void* data, std::size_t len) noexcept;
+  void count_step() noexcept { ++steps_; }
+  void advance_to(Clock::time_point t) noexcept {
+    if (t > now_) now_ = t;
+  }
+  [[noreturn]] void deadlock() noexcept;
+  [[nodiscard]] detail::SimNet& net() noexcept { return *net_; }
+
+ private:
+  SimOptions options_;
+  Clock::time_point start_;
+  Clock::time_point now_;
+  std::uint64_t rng_[4];
+  std::uint64_t trace_;
+  std::uint64_t steps_ = 0;
+  std::unique_ptr<detail::SimNet> net_;
+  DeadlockHandler on_deadlock_ = nullptr;
+  void* deadlock_context_ = nullptr;
+};
+
+}  // namespace duet
