@@ -11,6 +11,8 @@
 #include <string>
 #include <thread>
 
+#include "io/clock.hpp"
+#include "io/sys.hpp"
 #include "io/socket_ops.hpp"
 #include "runtime/shard.hpp"
 
@@ -46,6 +48,10 @@ int ServerRuntime::main(int argc, char** argv, std::string_view voice, const Bod
     std::fputs(usage(program).c_str(), stdout);
     return 0;
   }
+  if (options->backend == Backend::sim) {  // a simulation needs its clients in the process
+    std::fprintf(stderr, "%s: --backend sim runs only under duet-kv-sim\n", program.c_str());
+    return 2;
+  }
   options->config.voice = std::string(voice);
   install_signal_handlers();
   try {
@@ -69,10 +75,15 @@ ServerRuntime::ServerRuntime(ServerOptions options)
     });
     // CONFIG SET timeout: shutting the socket down ends the idle connection's
     // pending recv with EOF on either backend, so its driver loop closes it.
-    state.set_client_closer([](int fd) { ::shutdown(fd, SHUT_RDWR); });
+    state.set_client_closer([](int fd) { sys::shutdown(fd, SHUT_RDWR); });
     // A SHUTDOWN runs on the shard of the connection that sent it; every
     // shard's cron reads this one flag, so all of them stop.
     state.set_shutdown_hook([this] { stop_.store(true, std::memory_order_relaxed); });
+    if (options_.backend == Backend::sim) {  // duet-kv-sim: expiry and TTLs on the simulation's calendar
+      state.set_clock([] {
+        return std::chrono::duration_cast<std::chrono::milliseconds>(wall_now().time_since_epoch()).count();
+      });
+    }
   }
   spare_fd_ = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (const TlsServerOptions& t = options_.tls; t.port != 0) {
@@ -170,6 +181,7 @@ void ServerRuntime::on_listening(const SocketAddress& local) {
   for (std::size_t i = 0; i < cluster_.size(); ++i) cluster_.shard(i).state().config().port = local.port();
   log_.write(LogLevel::notice, "duet-kv (" + describe() + ") listening on " + local.to_string());
   log_.write(LogLevel::notice, "Ready to accept connections tcp");
+  if (on_listening_hook_) on_listening_hook_();
 }
 
 bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind) {

@@ -95,6 +95,11 @@ class ServerRuntime {
   static constexpr std::chrono::milliseconds bind_retry_budget{2000};
   void bind_listener(const std::function<void(const SocketAddress&)>& bind);
   void on_listening(const SocketAddress& local);
+  // Runs at the end of on_listening, on the driver's thread: how duet-kv-sim
+  // starts its simulated clients on the driver's own loop.
+  void set_on_listening(std::function<void()> hook) { on_listening_hook_ = std::move(hook); }
+  // As a SHUTDOWN would: every shard's next tick stops the server. Any thread.
+  void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
   // --unixsocket (Redis's unixsocket): calls bind(address, options) once, with
   // --unixsocketperm as ListenOptions::unix_mode, and logs where it listens;
   // returns false, calling nothing, when the flag is not set. A failure throws
@@ -146,6 +151,7 @@ class ServerRuntime {
   ServerLog log_;  // shard 0's loglevel: for shard 0's thread (other shards log through their own)
   std::atomic<std::size_t> connections_{0};  // over every shard, for --maxclients
   std::atomic<bool> stop_{false};            // SHUTDOWN on any shard
+  std::function<void()> on_listening_hook_;
   [[nodiscard]] std::string describe();
   void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
 

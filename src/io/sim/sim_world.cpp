@@ -30,13 +30,10 @@ __extension__ using Wide = unsigned __int128;
 
 std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
 
-// A fixed start, so that a run's times (and what a program prints of them)
-// do not depend on the machine's uptime.
-constexpr auto virtual_start = std::chrono::steady_clock::time_point(std::chrono::hours(24));
 }  // namespace
 
 SimWorld::SimWorld(SimOptions options)
-    : options_(options), start_(virtual_start), now_(virtual_start), trace_(0xcbf29ce484222325ULL) {
+    : options_(options), start_(detail::virtual_start), now_(detail::virtual_start), trace_(0xcbf29ce484222325ULL) {
   if (t_world != nullptr) throw std::logic_error("duet: a SimWorld is installed on this thread already");
   if (options_.max_latency < options_.min_latency) options_.max_latency = options_.min_latency;
   if (options_.max_window < options_.min_window) options_.max_window = options_.min_window;

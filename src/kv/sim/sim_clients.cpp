@@ -1,0 +1,227 @@
+// duet-kv-sim's clients: stackless tasks on the server's loop. A client sends
+// a pipeline, reads its replies, checks them against its model; the
+// subscriber checks that every acknowledged PUBLISH arrives, in order.
+#include "kv/sim/sim_clients.hpp"
+
+#include <charconv>
+#include <map>
+#include <vector>
+
+#include "io/clock.hpp"
+#include "kv/sim/kv_model.hpp"
+#include "task/event.hpp"
+#include "task/sleep.hpp"
+#include "task/task_scope.hpp"
+#include "task/tcp_stream.hpp"
+#include "task/with_timeout.hpp"
+
+namespace duet::kv::sim {
+
+namespace {
+
+constexpr std::size_t malformed = std::string_view::npos;
+
+std::size_t line_end(std::string_view b, std::size_t at) {
+  const std::size_t end = b.find("\r\n", at);
+  return end == std::string_view::npos ? 0 : end;
+}
+
+std::int64_t header_number(std::string_view b, std::size_t at, std::size_t end, bool& ok) {
+  std::int64_t n = 0;
+  const auto r = std::from_chars(b.data() + at + 1, b.data() + end, n);
+  ok = r.ec == std::errc() && r.ptr == b.data() + end;
+  return n;
+}
+
+// Reads replies into `buffer` until it holds `count` of them; their ends in `ends`.
+Task<std::string> read_replies(TcpStream& conn, std::string& buffer, std::size_t count,
+                               std::vector<std::size_t>& ends) {
+  ends.clear();
+  std::size_t at = 0;
+  char chunk[16 * 1024];
+  while (ends.size() < count) {
+    const std::size_t n = reply_length(buffer, at);
+    if (n == malformed) co_return "malformed reply: " + buffer.substr(at, 80);
+    if (n != 0) {
+      at += n;
+      ends.push_back(at);
+      continue;
+    }
+    auto got = co_await conn.recv(std::span<char>(chunk, sizeof chunk));
+    if (!got) co_return "connection lost: " + got.error().message();
+    buffer.append(chunk, *got);
+  }
+  co_return "";
+}
+
+Task<void> client(EventLoop& loop, SimRun& run, int id, std::uint64_t requests) {
+  auto conn = co_await TcpStream::connect(loop, run.server);
+  if (!conn) {
+    if (run.failure.empty()) run.failure = "client " + std::to_string(id) + " cannot connect: " + conn.error().message();
+    co_return;
+  }
+  KvModel model(id, run.world);
+  std::string buffer;
+  std::vector<ModelCommand> batch;
+  std::vector<std::size_t> ends;
+  std::uint64_t sent = 0;
+  while (sent < requests && run.failure.empty()) {
+    const std::uint64_t size = std::min<std::uint64_t>(requests - sent, 1 + run.world.below(run.max_pipeline));
+    batch.clear();
+    std::string out;
+    for (std::uint64_t i = 0; i < size; ++i) {
+      batch.push_back(model.next(run.channel));
+      out += batch.back().bytes;
+    }
+    const std::int64_t sent_ms = wall_ms();
+    auto wrote = co_await conn->send_all(std::span<const char>(out));
+    if (!wrote) {
+      if (run.failure.empty()) run.failure = "client " + std::to_string(id) + " send: " + wrote.error().message();
+      co_return;
+    }
+    sent += size;
+    buffer.clear();
+    std::string problem = co_await read_replies(*conn, buffer, batch.size(), ends);
+    const std::int64_t replied_ms = wall_ms();
+    for (std::size_t i = 0; problem.empty() && i < batch.size(); ++i) {
+      const std::size_t begin = i == 0 ? 0 : ends[i - 1];
+      problem = model.settle(batch[i], buffer.substr(begin, ends[i] - begin), sent_ms, replied_ms);
+      ++run.replies_checked;
+    }
+    if (!problem.empty() && run.failure.empty()) run.failure = problem;
+    // Think time now and then, so that expiry and the server's cron interleave.
+    if (run.world.below(16) == 0) co_await sleep_for(loop, std::chrono::milliseconds(run.world.below(50)));
+  }
+  run.published += model.published();
+}
+
+// Messages arrive as *3 message <channel> <payload>; payload "m<client>.<round>"
+// must grow per client.
+std::string check_message(std::string_view reply, std::map<int, long>& last) {
+  constexpr std::string_view head = "*3\r\n$7\r\nmessage\r\n";
+  const std::size_t m = reply.rfind("\r\nm");
+  if (!reply.starts_with(head) || m == std::string_view::npos) {
+    return "subscriber: unexpected push " + std::string(reply.substr(0, 80));
+  }
+  const std::string_view payload = reply.substr(m + 3, reply.size() - m - 5);
+  const std::size_t dot = payload.find('.');
+  int client = 0;
+  long round = 0;
+  std::from_chars(payload.data(), payload.data() + dot, client);
+  std::from_chars(payload.data() + dot + 1, payload.data() + payload.size(), round);
+  auto [it, fresh] = last.try_emplace(client, round);
+  if (!fresh && round <= it->second) return "subscriber: message out of order: " + std::string(payload);
+  it->second = round;
+  return "";
+}
+
+Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
+  auto conn = co_await TcpStream::connect(loop, run.server);
+  if (!conn) {
+    run.failure = "subscriber cannot connect";
+    subscribed.set();
+    co_return;
+  }
+  const std::string cmd = resp_command({"SUBSCRIBE", run.channel});
+  (void)co_await conn->send_all(std::span<const char>(cmd));
+  std::string buffer;
+  std::vector<std::size_t> ends;
+  std::string problem = co_await read_replies(*conn, buffer, 1, ends);
+  const std::string want = "*3\r\n$9\r\nsubscribe\r\n" + resp_bulk(run.channel) + ":1\r\n";
+  if (problem.empty() && buffer != want) problem = "subscriber: SUBSCRIBE replied " + buffer;
+  subscribed.set();
+  buffer.clear();
+  std::map<int, long> last;
+  std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::time_point::max();
+  char chunk[16 * 1024];
+  while (problem.empty() && run.failure.empty()) {
+    if (run.clients_done && run.delivered >= run.published) break;
+    if (run.clients_done && give_up == std::chrono::steady_clock::time_point::max()) give_up = now() + std::chrono::seconds(5);
+    if (now() >= give_up) {
+      problem = "subscriber: " + std::to_string(run.published - run.delivered) + " acknowledged messages never came";
+      break;
+    }
+    std::size_t n;
+    while (problem.empty() && (n = reply_length(buffer)) != 0) {
+      if (n == malformed) {
+        problem = "subscriber: malformed push";
+        break;
+      }
+      problem = check_message(std::string_view(buffer).substr(0, n), last);
+      buffer.erase(0, n);
+      ++run.delivered;
+    }
+    auto got = co_await with_timeout(conn->recv(std::span<char>(chunk, sizeof chunk)), std::chrono::milliseconds(100));
+    if (got) {
+      buffer.append(chunk, *got);
+    } else if (got.error() != std::errc::timed_out) {
+      problem = "subscriber: connection lost: " + got.error().message();
+    }
+  }
+  if (!problem.empty() && run.failure.empty()) run.failure = problem;
+}
+
+}  // namespace
+
+std::int64_t wall_ms() noexcept {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(wall_now().time_since_epoch()).count();
+}
+
+std::size_t reply_length(std::string_view b, std::size_t at) {
+  if (at >= b.size()) return 0;
+  const std::size_t end = line_end(b, at);
+  if (end == 0) return 0;
+  bool ok = true;
+  switch (b[at]) {
+    case '+':
+    case '-':
+      return end + 2 - at;
+    case ':':
+      (void)header_number(b, at, end, ok);
+      return ok ? end + 2 - at : malformed;
+    case '$': {
+      const std::int64_t len = header_number(b, at, end, ok);
+      if (!ok || len < -1) return malformed;
+      if (len == -1) return end + 2 - at;
+      const std::size_t total = end + 2 + static_cast<std::size_t>(len) + 2;
+      if (b.size() < total) return 0;
+      return b.substr(total - 2, 2) == "\r\n" ? total - at : malformed;
+    }
+    case '*': {
+      const std::int64_t count = header_number(b, at, end, ok);
+      if (!ok || count < -1) return malformed;
+      std::size_t pos = end + 2;
+      for (std::int64_t i = 0; i < count; ++i) {
+        const std::size_t n = reply_length(b, pos);
+        if (n == 0 || n == malformed) return n;
+        pos += n;
+      }
+      return pos - at;
+    }
+    default:
+      return malformed;
+  }
+}
+
+Task<void> drive(EventLoop& loop, SimRun& run, std::function<void()> stop) {
+  {
+    TaskScope scope;
+    Event subscribed(loop);
+    scope.spawn(subscriber(loop, run, subscribed));
+    (void)co_await subscribed.wait();
+    {
+      TaskScope clients;
+      const auto share = run.requests / static_cast<std::uint64_t>(run.clients);
+      for (int id = 0; id < run.clients; ++id) {
+        const std::uint64_t extra = static_cast<std::uint64_t>(id) < run.requests % run.clients ? 1 : 0;
+        clients.spawn(client(loop, run, id, share + extra));
+      }
+      co_await clients.join();
+    }
+    run.clients_done = true;
+    co_await scope.join();
+  }
+  stop();
+}
+
+}  // namespace duet::kv::sim

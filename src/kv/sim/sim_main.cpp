@@ -1,0 +1,151 @@
+// duet-kv-sim — the KV server under deterministic simulation: the real
+// sans-I/O core and the real driver of either voice, on Backend::sim, with
+// seeded clients whose every reply is checked against a model.
+//
+//   duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful]
+//               [--clients C] [--pipeline P]
+//
+// Ends with one line: "seed S requests N trace HASH ok" (exit 0), or
+// "seed S requests N trace HASH FAIL replay: <command>" after the reason
+// (exit 1). Bad flags: a message and exit 2. The same flags give the same
+// run and the same HASH on any machine.
+#include <charconv>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "io/event_loop.hpp"
+#include "io/sim_world.hpp"
+#include "kv/drivers.hpp"
+#include "kv/server_runtime.hpp"
+#include "kv/sim/sim_clients.hpp"
+#include "task/task_scope.hpp"
+
+namespace {
+
+using namespace duet;
+
+struct Flags {
+  std::uint64_t seed = 1;
+  std::uint64_t requests = 10000;
+  std::uint64_t threads = 1;
+  std::string voice = "stackless";
+  std::uint64_t clients = 8;
+  std::uint64_t pipeline = 8;
+};
+
+constexpr std::string_view usage =
+    "usage: duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful] [--clients C] "
+    "[--pipeline P]\n";
+
+bool parse_u64(std::string_view text, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi) {
+  const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
+  return r.ec == std::errc() && r.ptr == text.data() + text.size() && out >= lo && out <= hi;
+}
+
+std::optional<Flags> parse(int argc, char** argv, std::string& error) {
+  Flags f;
+  for (int i = 1; i < argc; i += 2) {
+    const std::string_view flag = argv[i];
+    if (i + 1 >= argc) {
+      error = std::string(flag) + " needs a value";
+      return std::nullopt;
+    }
+    const std::string_view v = argv[i + 1];
+    bool ok = true;
+    if (flag == "--seed") {
+      ok = parse_u64(v, f.seed, 0, UINT64_MAX);
+    } else if (flag == "--requests") {
+      ok = parse_u64(v, f.requests, 1, 1'000'000'000);
+    } else if (flag == "--threads") {
+      ok = parse_u64(v, f.threads, 1, 1);
+      if (!ok) error = "--threads: only 1 is simulated so far (shards are real threads; see docs/ARCHITECTURE.md)";
+    } else if (flag == "--voice") {
+      ok = v == "stackless" || v == "stackful";
+      f.voice = v;
+    } else if (flag == "--clients") {
+      ok = parse_u64(v, f.clients, 1, 1000);
+    } else if (flag == "--pipeline") {
+      ok = parse_u64(v, f.pipeline, 1, 1000);
+    } else {
+      error = "unknown flag " + std::string(flag);
+      return std::nullopt;
+    }
+    if (!ok) {
+      if (error.empty()) error = "bad value for " + std::string(flag) + ": " + std::string(v);
+      return std::nullopt;
+    }
+  }
+  return f;
+}
+
+struct Report {
+  const Flags* flags = nullptr;
+  SimWorld* world = nullptr;
+};
+
+std::string replay(const Flags& f) {
+  return "duet-kv-sim --seed " + std::to_string(f.seed) + " --requests " + std::to_string(f.requests) +
+         " --threads " + std::to_string(f.threads) + " --voice " + f.voice + " --clients " + std::to_string(f.clients) +
+         " --pipeline " + std::to_string(f.pipeline);
+}
+
+void print_result(const Flags& f, const SimWorld& world, const std::string& failure) {
+  if (!failure.empty()) std::printf("failure: %s\n", failure.c_str());
+  std::printf("seed %llu requests %llu trace %016llx %s%s\n", static_cast<unsigned long long>(f.seed),
+              static_cast<unsigned long long>(f.requests), static_cast<unsigned long long>(world.trace_hash()),
+              failure.empty() ? "ok" : "FAIL replay: ", failure.empty() ? "" : replay(f).c_str());
+  std::fflush(stdout);
+}
+
+void on_deadlock(SimWorld& world, void* context) {
+  const auto* report = static_cast<const Report*>(context);
+  print_result(*report->flags, world, "deadlock: every operation waits for something that cannot happen");
+  std::_Exit(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string error;
+  const std::optional<Flags> flags = parse(argc, argv, error);
+  if (!flags) {
+    std::fprintf(stderr, "duet-kv-sim: %s\n%.*s", error.c_str(), static_cast<int>(usage.size()), usage.data());
+    return 2;
+  }
+  SimWorld world({.seed = flags->seed});
+  Report report{&*flags, &world};
+  world.set_deadlock_handler(on_deadlock, &report);
+  const std::string threads = std::to_string(flags->threads);
+  const char* server_argv[] = {"duet-kv-sim", "--port", "6379", "--backend", "sim", "--loglevel", "warning",
+                               "--threads", threads.c_str()};
+  auto options = kv::parse_server_options(static_cast<int>(std::size(server_argv)), server_argv, error);
+  if (!options) {
+    std::fprintf(stderr, "duet-kv-sim: %s\n", error.c_str());
+    return 2;
+  }
+  kv::sim::SimRun run(world, SocketAddress::parse("127.0.0.1", 6379).value());
+  run.requests = flags->requests;
+  run.clients = static_cast<int>(flags->clients);
+  run.max_pipeline = static_cast<int>(flags->pipeline);
+  std::string failure;
+  try {
+    kv::ServerRuntime rt(std::move(*options));
+    TaskScope harness;  // the clients, on the driver's own loop
+    rt.set_on_listening([&] { harness.spawn(kv::sim::drive(*EventLoop::current(), run, [&rt] { rt.request_stop(); })); });
+    const int status = flags->voice == "stackful" ? kv::run_stackful_driver(rt) : kv::run_stackless_driver(rt);
+    if (status != 0) failure = "the server exited with status " + std::to_string(status);
+  } catch (const std::exception& e) {
+    failure = std::string("the server threw: ") + e.what();
+  }
+  if (failure.empty()) failure = run.failure;
+  if (failure.empty() && run.replies_checked != flags->requests) {
+    failure = "only " + std::to_string(run.replies_checked) + " replies were checked";
+  }
+  print_result(*flags, world, failure);
+  return failure.empty() ? 0 : 1;
+}
