@@ -35,6 +35,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <string_view>
 
 namespace duet {
 
@@ -48,6 +50,10 @@ struct SimOptions {
   // drawn uniformly from this range.
   std::chrono::nanoseconds min_latency{std::chrono::microseconds(5)};
   std::chrono::nanoseconds max_latency{std::chrono::microseconds(200)};
+  // When > 0, latencies are whole multiples of it: events then fall on a
+  // coarse grid and often happen at the same virtual instant, where the
+  // seed orders them — that is where races between completions live.
+  std::chrono::nanoseconds latency_quantum{0};
   // Bytes one direction of a connection holds (in transit and unread) before
   // send waits: drawn per connection from this range (backpressure).
   std::size_t min_window = 4 * 1024;
@@ -57,7 +63,15 @@ struct SimOptions {
   double late_wakeup = 0.05;    // a completion that is ready waits a turn (a reactor's EAGAIN)
   double reset = 0.0;           // the connection is reset: ECONNRESET on both ends
   double refuse = 0.0;          // a connect to a listener is refused
+  // For tests of the simulator itself: defects fixed earlier, put back while
+  // this world runs (comma-separated names, see sim_defects in
+  // sim_world.cpp; an unknown name throws std::invalid_argument).
+  std::string defects{};
 };
+
+// True when the SimWorld installed on this thread re-introduces `defect`.
+// The fixed code asks only on the rare path the defect lived on.
+[[nodiscard]] bool sim_reintroduces(std::string_view defect) noexcept;
 
 class SimWorld {
  public:
@@ -103,6 +117,8 @@ class SimWorld {
   }
   [[noreturn]] void deadlock() noexcept;
   [[nodiscard]] detail::SimNet& net() noexcept { return *net_; }
+  // Simulated sockets open now (a leak check once every owner is gone).
+  [[nodiscard]] std::size_t open_sockets() const noexcept;
 
  private:
   SimOptions options_;

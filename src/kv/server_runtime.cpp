@@ -303,6 +303,7 @@ std::chrono::milliseconds ServerRuntime::tick_interval(std::size_t shard) noexce
 }
 
 void ServerRuntime::on_stopped() {
+  if (on_stopped_hook_) on_stopped_hook_();
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";
   if (aof_) aof_->shutdown();

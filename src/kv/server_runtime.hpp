@@ -98,6 +98,9 @@ class ServerRuntime {
   // Runs at the end of on_listening, on the driver's thread: how duet-kv-sim
   // starts its simulated clients on the driver's own loop.
   void set_on_listening(std::function<void()> hook) { on_listening_hook_ = std::move(hook); }
+  // Runs first in on_stopped, while the driver's loop is still alive: there
+  // duet-kv-sim lets its clients finish before the loop goes.
+  void set_on_stopped(std::function<void()> hook) { on_stopped_hook_ = std::move(hook); }
   // As a SHUTDOWN would: every shard's next tick stops the server. Any thread.
   void request_stop() noexcept { stop_.store(true, std::memory_order_relaxed); }
   // --unixsocket (Redis's unixsocket): calls bind(address, options) once, with
@@ -152,6 +155,7 @@ class ServerRuntime {
   std::atomic<std::size_t> connections_{0};  // over every shard, for --maxclients
   std::atomic<bool> stop_{false};            // SHUTDOWN on any shard
   std::function<void()> on_listening_hook_;
+  std::function<void()> on_stopped_hook_;
   [[nodiscard]] std::string describe();
   void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
 

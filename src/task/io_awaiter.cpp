@@ -3,6 +3,8 @@
 
 #include <cerrno>
 
+#include "io/sim_world.hpp"
+
 namespace duet {
 
 IoAwaiter::IoAwaiter(EventLoop& loop, std::stop_token token) noexcept
@@ -25,18 +27,18 @@ bool IoAwaiter::abandon() noexcept {
 bool IoAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
   if (failed_early_) return false;
   waiter_ = waiter;
-  return launch();
+  return launch(true);
 }
 
 // EventLoop::start lets epoll finish the op right here when the syscall does
 // not block: then we do not suspend at all (no queueing, no loop turn).
-bool IoAwaiter::launch() noexcept {
+bool IoAwaiter::launch(bool first) noexcept {
   // Checked at every start, not just the first: an awaiter that runs several ops
   // (send_all's chunks) is stopped between two of them when the request lands
   // while the previous op's result waits in the loop's delivery queue. The stop
   // callback's cancel() finds nothing in flight then, so this check is the only
   // one that sees it (the fiber voice's run_op checks at every start the same way).
-  if (token_.stop_requested()) {
+  if (token_.stop_requested() && (first || !sim_reintroduces("send_all_stop"))) {
     res_ = -ECANCELED;
     return false;
   }

@@ -82,7 +82,7 @@ class IoAwaiter {
   // false if it finished at once (result() holds the outcome), or did not start
   // because the stop token is stopped (result() is -ECANCELED). Multi-step
   // awaiters start each step through it.
-  bool launch() noexcept;
+  bool launch(bool first = false) noexcept;  // first: from await_suspend
 
  private:
   struct Canceller {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "io/clock.hpp"
+#include "io/sim_world.hpp"
 #include "io/socket_ops.hpp"
 #include "task/resolve.hpp"
 
@@ -145,7 +146,7 @@ AcceptAwaiter::AcceptAwaiter(EventLoop& loop, int listen_fd, std::stop_token tok
 // accepted a connection before the cancel: nobody will ever see that fd, so
 // close it here rather than leak it (and leave its client hanging).
 AcceptAwaiter::~AcceptAwaiter() {
-  if (abandon() && result() >= 0) loop_->close_fd(result());
+  if (abandon() && result() >= 0 && !sim_reintroduces("accept_leak")) loop_->close_fd(result());
 }
 
 IoResult<TcpStream> AcceptAwaiter::await_resume() noexcept {

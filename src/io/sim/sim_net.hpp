@@ -103,6 +103,7 @@ class SimNet {
 
   [[nodiscard]] static bool simulated(int fd) noexcept;
   [[nodiscard]] SimSocket* find(int fd) noexcept;
+  [[nodiscard]] std::size_t open_sockets() const noexcept { return sockets_.size(); }
 
   // Socket calls (sys.hpp): >= 0 or -errno.
   int socket(int family, int type);

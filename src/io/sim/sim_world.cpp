@@ -3,6 +3,7 @@
 // installation, which is what duet::now() and duet::sys read.
 #include "io/sim_world.hpp"
 
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <stdexcept>
@@ -30,11 +31,41 @@ __extension__ using Wide = unsigned __int128;
 
 std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (64 - k)); }
 
+// The defects a world can put back, each named after what it broke (the
+// commit that fixed it in brackets; docs/ARCHITECTURE.md, "Simulation").
+constexpr std::array<std::string_view, 2> sim_defects = {
+    "send_all_stop",  // task: send_all ignored a stop landing between two chunks (174cc08)
+    "accept_leak",    // task: a frame destroyed while accepting leaked the connection that beat the cancel (3fd85a9)
+};
+
+void check_defects(std::string_view list) {
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    const std::string_view name = list.substr(0, comma);
+    bool known = false;
+    for (std::string_view d : sim_defects) known = known || d == name;
+    if (!known) throw std::invalid_argument("duet: no such simulated defect: " + std::string(name));
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+}
 }  // namespace
+
+bool sim_reintroduces(std::string_view defect) noexcept {
+  const SimWorld* world = SimWorld::current();
+  if (world == nullptr || world->options().defects.empty()) return false;
+  std::string_view list = world->options().defects;
+  while (!list.empty()) {
+    const std::size_t comma = list.find(',');
+    if (list.substr(0, comma) == defect) return true;
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+  }
+  return false;
+}
 
 SimWorld::SimWorld(SimOptions options)
     : options_(options), start_(detail::virtual_start), now_(detail::virtual_start), trace_(0xcbf29ce484222325ULL) {
   if (t_world != nullptr) throw std::logic_error("duet: a SimWorld is installed on this thread already");
+  check_defects(options_.defects);
   if (options_.max_latency < options_.min_latency) options_.max_latency = options_.min_latency;
   if (options_.max_window < options_.min_window) options_.max_window = options_.min_window;
   if (options_.min_window == 0) options_.min_window = 1;
@@ -51,6 +82,8 @@ SimWorld::~SimWorld() {
 }
 
 SimWorld* SimWorld::current() noexcept { return t_world; }
+
+std::size_t SimWorld::open_sockets() const noexcept { return net_->open_sockets(); }
 
 SimWorld::Clock::duration SimWorld::elapsed() const noexcept { return now_ - start_; }
 
@@ -78,7 +111,9 @@ std::uint64_t SimWorld::below(std::uint64_t n) noexcept {
 
 SimWorld::Clock::duration SimWorld::latency() noexcept {
   const auto span = static_cast<std::uint64_t>((options_.max_latency - options_.min_latency).count());
-  return options_.min_latency + std::chrono::nanoseconds(below(span + 1));
+  const Clock::duration d = options_.min_latency + std::chrono::nanoseconds(below(span + 1));
+  const auto q = options_.latency_quantum.count();
+  return q > 0 ? Clock::duration(d.count() / q * q) : d;
 }
 
 void SimWorld::trace(std::uint64_t word) noexcept {

@@ -5,6 +5,7 @@
 
 #include <charconv>
 #include <map>
+#include <optional>
 #include <vector>
 
 #include "io/clock.hpp"
@@ -155,10 +156,45 @@ Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
     if (got) {
       buffer.append(chunk, *got);
     } else if (got.error() != std::errc::timed_out) {
-      problem = "subscriber: connection lost: " + got.error().message();
+      if (!run.stop_requested) problem = "subscriber: connection lost: " + got.error().message();
+      break;  // the server stopping closes it
     }
   }
   if (!problem.empty() && run.failure.empty()) run.failure = problem;
+}
+
+// Pipelines GETs of a big value and reads the replies 1 KiB a millisecond,
+// so the server's send_all is always between chunks; once the stop is
+// requested it reads on for a seeded while (past a server tick or not), then
+// stops reading: the server's stop must still cancel the transfer.
+Task<void> slow_reader(EventLoop& loop, SimRun& run) {
+  auto conn = co_await TcpStream::connect(loop, run.server);
+  if (!conn) {
+    if (run.failure.empty()) run.failure = "slow reader cannot connect";
+    co_return;
+  }
+  const std::string key = "slow:big";
+  std::string out = resp_command({"SET", key, std::string(64 * 1024, 'b')});
+  for (int i = 0; i < 32; ++i) out += resp_command({"GET", key});
+  (void)co_await conn->send_all(std::span<const char>(out));
+  char chunk[1024];
+  std::optional<std::chrono::steady_clock::time_point> read_until;
+  bool eof = false;
+  while (!eof && run.failure.empty()) {
+    if (run.stop_requested && !read_until) {
+      read_until = now() + std::chrono::milliseconds(run.world.below(150));
+    }
+    if (read_until && now() >= *read_until) break;
+    auto got = co_await with_timeout(conn->recv(std::span<char>(chunk, sizeof chunk)), std::chrono::milliseconds(1));
+    eof = !got && got.error() != std::errc::timed_out;
+    co_await sleep_for(loop, std::chrono::milliseconds(1));
+  }
+  // Not reading any more: the server has to stop all the same.
+  const auto deadline = now() + std::chrono::seconds(30);
+  while (!run.server_stopped && now() < deadline) co_await sleep_for(loop, std::chrono::milliseconds(10));
+  if (!run.server_stopped && run.failure.empty()) {
+    run.failure = "the server did not stop within 30 s (virtual) of the stop request while a client stopped reading";
+  }
 }
 
 }  // namespace
@@ -209,6 +245,7 @@ Task<void> drive(EventLoop& loop, SimRun& run, std::function<void()> stop) {
     Event subscribed(loop);
     scope.spawn(subscriber(loop, run, subscribed));
     (void)co_await subscribed.wait();
+    scope.spawn(slow_reader(loop, run));
     {
       TaskScope clients;
       const auto share = run.requests / static_cast<std::uint64_t>(run.clients);
@@ -219,9 +256,14 @@ Task<void> drive(EventLoop& loop, SimRun& run, std::function<void()> stop) {
       co_await clients.join();
     }
     run.clients_done = true;
+    while (run.delivered < run.published && run.failure.empty() && !run.server_stopped) {
+      co_await sleep_for(loop, std::chrono::milliseconds(10));  // the subscriber's last messages
+    }
+    run.stop_requested = true;
+    stop();
     co_await scope.join();
   }
-  stop();
+  run.finished = true;
 }
 
 }  // namespace duet::kv::sim

@@ -7,9 +7,13 @@
 //   each sending pipelines of 1..run.max_pipeline commands until it has sent
 //   its share of run.requests; each reply is checked as it arrives. Then the
 //   subscriber must have every message a PUBLISH was acknowledged for, in
-//   each publisher's order. The first failure is kept in run.failure and ends
-//   the run early. drive calls stop() as its very last step (the server then
-//   stops; nothing of drive is left on the loop).
+//   each publisher's order. Beside them a slow reader pipelines big GETs and
+//   reads them a little at a time, and is still reading when drive calls
+//   stop(): the server must then stop within 30 s of virtual time although
+//   that client stops reading (its sends are cancelled). The first failure
+//   is kept in run.failure and ends the run early. Whoever runs the loop
+//   after the server stopped sets run.server_stopped and turns the loop
+//   until run.finished.
 // - reply_length(bytes) frames one RESP2 reply: its length, 0 if incomplete,
 //   npos if malformed.
 #pragma once
@@ -41,6 +45,9 @@ struct SimRun {
   std::uint64_t published = 0;
   std::uint64_t delivered = 0;
   bool clients_done = false;
+  bool stop_requested = false;  // drive asked the server to stop
+  bool server_stopped = false;  // the driver's loop is past its server (ServerRuntime::on_stopped)
+  bool finished = false;        // drive has returned: nothing of it is left on the loop
 };
 
 [[nodiscard]] std::size_t reply_length(std::string_view bytes, std::size_t at = 0);

@@ -3,7 +3,7 @@
 // seeded clients whose every reply is checked against a model.
 //
 //   duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful]
-//               [--clients C] [--pipeline P]
+//               [--clients C] [--pipeline P] [--defect NAME]
 //
 // Ends with one line: "seed S requests N trace HASH ok" (exit 0), or
 // "seed S requests N trace HASH FAIL replay: <command>" after the reason
@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -36,11 +37,12 @@ struct Flags {
   std::string voice = "stackless";
   std::uint64_t clients = 8;
   std::uint64_t pipeline = 8;
+  std::string defect;  // test-only: a fixed defect put back (SimOptions::defects)
 };
 
 constexpr std::string_view usage =
     "usage: duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful] [--clients C] "
-    "[--pipeline P]\n";
+    "[--pipeline P] [--defect NAME]\n";
 
 bool parse_u64(std::string_view text, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -71,6 +73,8 @@ std::optional<Flags> parse(int argc, char** argv, std::string& error) {
       ok = parse_u64(v, f.clients, 1, 1000);
     } else if (flag == "--pipeline") {
       ok = parse_u64(v, f.pipeline, 1, 1000);
+    } else if (flag == "--defect") {
+      f.defect = v;
     } else {
       error = "unknown flag " + std::string(flag);
       return std::nullopt;
@@ -91,7 +95,7 @@ struct Report {
 std::string replay(const Flags& f) {
   return "duet-kv-sim --seed " + std::to_string(f.seed) + " --requests " + std::to_string(f.requests) +
          " --threads " + std::to_string(f.threads) + " --voice " + f.voice + " --clients " + std::to_string(f.clients) +
-         " --pipeline " + std::to_string(f.pipeline);
+         " --pipeline " + std::to_string(f.pipeline) + (f.defect.empty() ? "" : " --defect " + f.defect);
 }
 
 void print_result(const Flags& f, const SimWorld& world, const std::string& failure) {
@@ -117,7 +121,22 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "duet-kv-sim: %s\n%.*s", error.c_str(), static_cast<int>(usage.size()), usage.data());
     return 2;
   }
-  SimWorld world({.seed = flags->seed});
+  // Latencies of 0-2 ms on a 1 ms grid: completions often fall on one
+  // instant, where the seed orders them (and one in ten waits a turn).
+  SimOptions sim{.seed = flags->seed,
+                 .min_latency = std::chrono::milliseconds(0),
+                 .max_latency = std::chrono::milliseconds(2),
+                 .latency_quantum = std::chrono::milliseconds(1),
+                 .late_wakeup = 0.1,
+                 .defects = flags->defect};
+  std::optional<SimWorld> made;
+  try {
+    made.emplace(sim);
+  } catch (const std::invalid_argument& e) {
+    std::fprintf(stderr, "duet-kv-sim: %s\n", e.what());
+    return 2;
+  }
+  SimWorld& world = *made;
   Report report{&*flags, &world};
   world.set_deadlock_handler(on_deadlock, &report);
   const std::string threads = std::to_string(flags->threads);
@@ -137,12 +156,19 @@ int main(int argc, char** argv) {
     kv::ServerRuntime rt(std::move(*options));
     TaskScope harness;  // the clients, on the driver's own loop
     rt.set_on_listening([&] { harness.spawn(kv::sim::drive(*EventLoop::current(), run, [&rt] { rt.request_stop(); })); });
+    rt.set_on_stopped([&] {  // the driver's loop is still alive: let the clients finish on it
+      run.server_stopped = true;
+      while (!run.finished) EventLoop::current()->run_once(EventLoop::forever);
+    });
     const int status = flags->voice == "stackful" ? kv::run_stackful_driver(rt) : kv::run_stackless_driver(rt);
     if (status != 0) failure = "the server exited with status " + std::to_string(status);
   } catch (const std::exception& e) {
     failure = std::string("the server threw: ") + e.what();
   }
   if (failure.empty()) failure = run.failure;
+  if (failure.empty() && world.open_sockets() != 0) {
+    failure = std::to_string(world.open_sockets()) + " simulated socket(s) left open after the server stopped (a leak)";
+  }
   if (failure.empty() && run.replies_checked != flags->requests) {
     failure = "only " + std::to_string(run.replies_checked) + " replies were checked";
   }
