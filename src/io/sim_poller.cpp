@@ -4,6 +4,7 @@
 #include "io/detail/sim_poller.hpp"
 
 #include <poll.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -12,6 +13,7 @@
 
 #include "io/event_loop.hpp"
 #include "io/file_ops.hpp"
+#include "io/sim/sim_fs.hpp"
 #include "io/sim/sim_net.hpp"
 
 namespace duet::detail {
@@ -110,8 +112,13 @@ int SimPoller::attempt(IoOp& op) noexcept {
   if (op.kind_ == OpKind::nop) return 0;
   if (op.kind_ == OpKind::sleep) return world_->now() >= op.deadline_ ? 0 : blocked;
   SimNet& net = world_->net();
+  if (op.kind_ == OpKind::openat) {
+    return world_->fs().open(static_cast<const char*>(op.buf_), op.flags_, static_cast<mode_t>(op.len_));
+  }
+  if (SimFs::owns(op.fd_)) return file_op(op);
   if (!SimNet::simulated(op.fd_)) {
-    // A real file under a simulated loop: run it inline, as an epoll loop does.
+    // A real descriptor under a simulated loop (a pipe the program made):
+    // files run inline, as on an epoll loop; sockets would escape the seed.
     return file_kind(op.kind_) ? file_syscall(op) : -EOPNOTSUPP;
   }
   try {
@@ -150,6 +157,45 @@ int SimPoller::attempt(IoOp& op) noexcept {
   return 0;
 }
 
+// A simulated file's op. An fsync takes a seeded delay first (op.ts_[0]:
+// when it may complete), as a disk would.
+int SimPoller::file_op(IoOp& op) noexcept {
+  SimFs& fs = world_->fs();
+  try {
+    switch (op.kind_) {
+      case OpKind::read:
+        return fs.read(op.fd_, op.buf_, op.len_, op.offset_);
+      case OpKind::write:
+        return fs.write(op.fd_, op.buf_, op.len_, op.offset_);
+      case OpKind::fsync: {
+        const auto at = world_->now().time_since_epoch().count();
+        if (op.ts_[0] == 0) {
+          const auto most = static_cast<std::uint64_t>(world_->options().max_fsync_delay.count());
+          op.ts_[0] = at + static_cast<std::int64_t>(world_->below(most + 1));
+        }
+        return at >= op.ts_[0] ? fs.fsync(op.fd_) : blocked;
+      }
+      case OpKind::statx: {
+        std::int64_t size = 0;
+        const int r = fs.size(op.fd_, size);
+        if (r < 0) return r;
+        auto* into = static_cast<struct statx*>(op.buf_);
+        *into = {};
+        into->stx_mask = STATX_SIZE | STATX_TYPE;
+        into->stx_size = static_cast<std::uint64_t>(size);
+        into->stx_mode = S_IFREG | 0644;
+        return 0;
+      }
+      case OpKind::close:
+        return fs.close(op.fd_);
+      default:
+        return -EOPNOTSUPP;  // a file is not a socket
+    }
+  } catch (...) {
+    return -ENOMEM;
+  }
+}
+
 // One pass over every waiting op, in a seeded order. True if any finished.
 bool SimPoller::sweep() noexcept {
   skipped_ = false;
@@ -184,7 +230,8 @@ std::optional<Poller::Clock::time_point> SimPoller::next_event() noexcept {
   for (IoOp* op : waiting_) {
     if (op->kind_ == OpKind::sleep) consider(op->deadline_);
     if (op->timeout_.count() > 0) consider(op->expires_);
-    if (SimNet::simulated(op->fd_)) {
+    if (op->kind_ == OpKind::fsync && op->ts_[0] != 0) consider(Clock::time_point(Clock::duration(op->ts_[0])));
+    if (SimNet::simulated(op->fd_) && !SimFs::owns(op->fd_)) {
       if (auto t = world_->net().next_event(*op)) consider(*t);
     }
   }

@@ -6,7 +6,8 @@
 // - Construct one on a thread, then EventLoops with Backend::sim on that
 //   thread: they run their ops against this world. Installing it makes
 //   duet::now() (io/clock.hpp) the virtual clock and routes socket calls
-//   (io/sys.hpp) to the simulated network for the world's lifetime. One world
+//   (io/sys.hpp) and file calls (File, sys::open ...) to the simulated
+//   network and file system for the world's lifetime. One world
 //   per thread at a time (a second throws std::logic_error); it must outlive
 //   its loops. An EventLoop(Backend::sim) on a thread without a world makes
 //   one of its own, with SimOptions{}.
@@ -41,6 +42,7 @@
 namespace duet {
 
 namespace detail {
+class SimFs;
 class SimNet;
 }
 
@@ -63,6 +65,10 @@ struct SimOptions {
   double late_wakeup = 0.05;    // a completion that is ready waits a turn (a reactor's EAGAIN)
   double reset = 0.0;           // the connection is reset: ECONNRESET on both ends
   double refuse = 0.0;          // a connect to a listener is refused
+  double enospc = 0.0;          // a file write fails with ENOSPC
+  double fsync_eio = 0.0;       // an fsync fails with EIO, and the file's unsynced bytes are gone
+  // An fsync op completes after a delay drawn from [0, this] (a slow disk).
+  std::chrono::nanoseconds max_fsync_delay{std::chrono::microseconds(500)};
   // For tests of the simulator itself: defects fixed earlier, put back while
   // this world runs (comma-separated names, see sim_defects in
   // sim_world.cpp; an unknown name throws std::invalid_argument).
@@ -117,6 +123,12 @@ class SimWorld {
   }
   [[noreturn]] void deadlock() noexcept;
   [[nodiscard]] detail::SimNet& net() noexcept { return *net_; }
+  [[nodiscard]] detail::SimFs& fs() noexcept { return *fs_; }
+  // The simulated process dies, as under kill -9 or a power cut: every file
+  // descriptor open now is dead, and the files keep only what was fsynced
+  // (with torn_tail, a file that grew by appends may keep part of its
+  // unsynced tail). Sockets are the owner's to close.
+  void crash(bool torn_tail = false);
   // Simulated sockets open now (a leak check once every owner is gone).
   [[nodiscard]] std::size_t open_sockets() const noexcept;
 
@@ -128,6 +140,7 @@ class SimWorld {
   std::uint64_t trace_;
   std::uint64_t steps_ = 0;
   std::unique_ptr<detail::SimNet> net_;
+  std::unique_ptr<detail::SimFs> fs_;
   DeadlockHandler on_deadlock_ = nullptr;
   void* deadlock_context_ = nullptr;
 };

@@ -2,13 +2,16 @@
 // the installed SimWorld's; a real descriptor never reaches the simulation.
 #include "io/sys.hpp"
 
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <sys/stat.h>
 #include <netinet/tcp.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
 
+#include "io/sim/sim_fs.hpp"
 #include "io/sim/sim_net.hpp"
 #include "io/sim_world.hpp"
 
@@ -33,6 +36,26 @@ int copy_out(const SocketAddress& a, sockaddr* addr, socklen_t* len) noexcept {
   *len = a.size();
   return 0;
 }
+
+detail::SimFs* fs_for(int fd) noexcept {
+  if (!detail::SimFs::owns(fd)) return nullptr;
+  SimWorld* world = SimWorld::current();
+  return world == nullptr ? nullptr : &world->fs();
+}
+
+detail::SimFs* fs_for_paths() noexcept {
+  SimWorld* world = SimWorld::current();
+  return world == nullptr ? nullptr : &world->fs();
+}
+
+template <typename F>
+int guarded(F f) noexcept {
+  try {
+    return answer(f());
+  } catch (...) {
+    return answer(-ENOMEM);
+  }
+}
 }  // namespace
 
 int socket(int family, int type) noexcept {
@@ -47,8 +70,59 @@ int socket(int family, int type) noexcept {
 }
 
 int close(int fd) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return answer(fs->close(fd));
   if (detail::SimNet* net = net_for(fd)) return answer(net->close(fd));
   return ::close(fd);
+}
+
+int open(const char* path, int flags, mode_t mode) noexcept {
+  if (detail::SimFs* fs = fs_for_paths()) return guarded([&] { return fs->open(path, flags, mode); });
+  return ::open(path, flags, mode);
+}
+
+ssize_t pread(int fd, void* buf, std::size_t len, off_t offset) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return answer(fs->read(fd, buf, len, offset));
+  return ::pread(fd, buf, len, offset);
+}
+
+ssize_t pwrite(int fd, const void* buf, std::size_t len, off_t offset) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return guarded([&] { return fs->write(fd, buf, len, offset); });
+  return ::pwrite(fd, buf, len, offset);
+}
+
+int fsync(int fd) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return answer(fs->fsync(fd));
+  return ::fsync(fd);
+}
+
+int fdatasync(int fd) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return answer(fs->fsync(fd));
+  return ::fdatasync(fd);
+}
+
+int ftruncate(int fd, off_t size) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) return guarded([&] { return fs->ftruncate(fd, size); });
+  return ::ftruncate(fd, size);
+}
+
+off_t file_size(int fd) noexcept {
+  if (detail::SimFs* fs = fs_for(fd)) {
+    std::int64_t size = 0;
+    const int r = fs->size(fd, size);
+    return r < 0 ? answer(r) : static_cast<off_t>(size);
+  }
+  struct stat st{};
+  return ::fstat(fd, &st) == 0 ? st.st_size : -1;
+}
+
+int rename(const char* from, const char* to) noexcept {
+  if (detail::SimFs* fs = fs_for_paths()) return guarded([&] { return fs->rename(from, to); });
+  return ::rename(from, to);
+}
+
+int unlink(const char* path) noexcept {
+  if (detail::SimFs* fs = fs_for_paths()) return guarded([&] { return fs->unlink(path); });
+  return ::unlink(path);
 }
 
 int shutdown(int fd, int how) noexcept {

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "io/file_ops.hpp"
+#include "io/sys.hpp"
 #include "runtime/detail/file_request.hpp"
 #include "stackful/detail/fiber_record.hpp"
 #include "stackful/scheduler.hpp"
@@ -151,7 +152,7 @@ File& File::operator=(File&& other) noexcept {
 }
 
 void File::reset() noexcept {
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+  if (fd_ >= 0) sys::close(std::exchange(fd_, -1));
 }
 
 }  // namespace duet::fiber

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <utility>
 
+#include "io/sys.hpp"
+
 namespace duet {
 
 namespace detail {
@@ -74,7 +76,7 @@ FileVoidAwaiter::FileVoidAwaiter(EventLoop& loop, BlockingPool* pool, OpKind kin
 // frame going away) must still close: the File already let go of the fd.
 FileVoidAwaiter::~FileVoidAwaiter() {
   const bool withdrawn = abandon() && result() == -ECANCELED;
-  if (op().kind_ == OpKind::close && op().fd_ >= 0 && (!awaited() || withdrawn)) ::close(op().fd_);
+  if (op().kind_ == OpKind::close && op().fd_ >= 0 && (!awaited() || withdrawn)) sys::close(op().fd_);
 }
 
 IoResult<void> FileVoidAwaiter::await_resume() const noexcept {
@@ -100,7 +102,7 @@ FileOpenAwaiter::FileOpenAwaiter(EventLoop& loop, BlockingPool* pool, int dir_fd
 
 // The open may have won against the cancel: nobody will see that fd.
 FileOpenAwaiter::~FileOpenAwaiter() {
-  if (abandon() && result() >= 0) ::close(result());
+  if (abandon() && result() >= 0) sys::close(result());
 }
 
 IoResult<File> FileOpenAwaiter::await_resume() noexcept {
@@ -124,7 +126,7 @@ File& File::operator=(File&& other) noexcept {
 }
 
 void File::reset() noexcept {
-  if (fd_ >= 0) ::close(std::exchange(fd_, -1));
+  if (fd_ >= 0) sys::close(std::exchange(fd_, -1));
 }
 
 detail::FileVoidAwaiter File::close() noexcept {

@@ -9,8 +9,10 @@
 // own deadline; with neither, the program waits for something that cannot
 // happen, and the world reports a deadlock. Every delivery is folded into
 // the world's trace hash.
-// File ops on real descriptors run inline, as on an epoll loop; socket ops
-// on real descriptors fail with EOPNOTSUPP (they would escape the seed).
+// File ops go to the world's file system (an openat always does; an fsync
+// waits a seeded delay); on a real descriptor they run inline, as on an
+// epoll loop. Socket ops on real descriptors fail with EOPNOTSUPP (they
+// would escape the seed).
 // The loop's thread only; other threads' messages (the inbox) still work but
 // are not part of the seeded order.
 #pragma once
@@ -48,6 +50,7 @@ class SimPoller final : public Poller {
 
   int attempt(IoOp& op) noexcept;
   int recv_pooled(IoOp& op) noexcept;
+  int file_op(IoOp& op) noexcept;
   bool sweep() noexcept;
   [[nodiscard]] std::optional<Clock::time_point> next_event() noexcept;
   void leave(IoOp& op) noexcept;

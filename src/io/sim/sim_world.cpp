@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "io/clock.hpp"
+#include "io/sim/sim_fs.hpp"
 #include "io/sim/sim_net.hpp"
 
 namespace duet {
@@ -72,6 +73,7 @@ SimWorld::SimWorld(SimOptions options)
   std::uint64_t x = options_.seed;
   for (std::uint64_t& word : rng_) word = splitmix64(x);
   net_ = std::make_unique<detail::SimNet>(*this);
+  fs_ = std::make_unique<detail::SimFs>(*this);
   t_world = this;
   detail::t_virtual_now = &now_;
 }
@@ -82,6 +84,8 @@ SimWorld::~SimWorld() {
 }
 
 SimWorld* SimWorld::current() noexcept { return t_world; }
+
+void SimWorld::crash(bool torn_tail) { fs_->crash(torn_tail); }
 
 std::size_t SimWorld::open_sockets() const noexcept { return net_->open_sockets(); }
 

@@ -64,7 +64,7 @@ class FileRequest final : private PoolJob {
   static void on_op(IoOp* op, int res) noexcept;
   static void run(PoolJob* job) noexcept;
   static void answered(PoolJob* job, int res) noexcept;
-  [[nodiscard]] bool pooled() const noexcept { return loop_->backend() != Backend::io_uring; }
+  [[nodiscard]] bool pooled() const noexcept { return loop_->backend() == Backend::epoll; }  // sim: its own files
 
   IoOp op_;
   HomeReply reply_;
