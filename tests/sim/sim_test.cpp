@@ -2,6 +2,7 @@
 // seed giving one run, in both voices.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -20,6 +21,7 @@
 #include "task/task_scope.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
+#include "task/udp_socket.hpp"
 #include "task/with_timeout.hpp"
 
 using namespace std::chrono_literals;
@@ -256,4 +258,30 @@ TEST_CASE("a recv timeout fires at its virtual deadline", "[sim]") {
         CHECK(world.now() - before < 251ms);
       })
       .join();
+}
+
+TEST_CASE("simulated datagrams keep their boundaries, name their sender and report truncation", "[sim]") {
+  duet::SimWorld world({.seed = 6});
+  duet::EventLoop loop(duet::Backend::sim);
+  duet::run_until_complete(loop, [](duet::EventLoop& l) -> duet::Task<void> {
+    auto a = duet::UdpSocket::bind(l, duet::SocketAddress::parse("127.0.0.1", 9000).value());
+    auto b = duet::UdpSocket::bind(l, duet::SocketAddress::parse("127.0.0.1", 0).value());
+    const std::string big(100, 'd');
+    auto sent_small = co_await b.send_to(std::span<const char>("hi", 2), a.local_address());
+    REQUIRE(sent_small);
+    auto sent_big = co_await b.send_to(std::span<const char>(big), a.local_address());
+    REQUIRE(sent_big);
+    char buf[16];
+    std::vector<std::size_t> sizes;
+    for (int i = 0; i < 2; ++i) {
+      auto d = co_await a.recv_from(buf);
+      REQUIRE(d);
+      CHECK(d->peer.to_string() == b.local_address().to_string());
+      sizes.push_back(d->truncated ? 100 : d->size);
+      if (d->size == 2) CHECK(std::string(buf, 2) == "hi");
+      if (d->truncated) CHECK(d->size == sizeof buf);
+    }
+    std::sort(sizes.begin(), sizes.end());  // each latency is its own: either may come first
+    CHECK(sizes == std::vector<std::size_t>{2, 100});
+  }(loop));
 }

@@ -15,8 +15,6 @@
 namespace duet::detail {
 
 namespace {
-constexpr std::size_t datagram_queue_max = 256;
-
 std::string wildcard_key(const SocketAddress& addr) {
   return addr.family() == AF_INET6 ? SocketAddress::any(addr.port(), true).to_string()
                                    : SocketAddress::any(addr.port()).to_string();
@@ -322,66 +320,6 @@ int SimNet::poll(int fd, int events) {
   }
   revents &= events | POLLERR | POLLHUP | POLLNVAL;
   return revents == 0 ? blocked : revents;
-}
-
-int SimNet::sendmsg(int fd, const msghdr& msg) {
-  SimSocket* s = find(fd);
-  if (s == nullptr) return -EBADF;
-  if (s->kind != SimSocket::Kind::datagram) {
-    if (msg.msg_iovlen != 1) return -EOPNOTSUPP;
-    return send(fd, msg.msg_iov[0].iov_base, msg.msg_iov[0].iov_len);
-  }
-  SocketAddress to = s->peer;
-  if (msg.msg_name != nullptr) {
-    to = SocketAddress(static_cast<const sockaddr*>(msg.msg_name), msg.msg_namelen);
-  } else if (!s->connected) {
-    return -EDESTADDRREQ;
-  }
-  if (!s->bound) bind_ephemeral(*s);
-  std::string bytes;
-  for (std::size_t i = 0; i < msg.msg_iovlen; ++i) {
-    bytes.append(static_cast<const char*>(msg.msg_iov[i].iov_base), msg.msg_iov[i].iov_len);
-  }
-  world_.trace_bytes(bytes.data(), bytes.size());
-  const int n = static_cast<int>(bytes.size());
-  SimSocket* target = datagram_for(to);
-  if (target == nullptr) return n;  // nobody there: UDP drops it (the ICMP error is not modelled)
-  if (target->inbox.size() < datagram_queue_max) {
-    const auto arrives = world_.now() + world_.latency();
-    auto at = target->inbox.end();  // in arrival order: a later send may overtake an earlier one
-    while (at != target->inbox.begin() && std::prev(at)->arrives > arrives) --at;
-    target->inbox.insert(at, {arrives, s->local, std::move(bytes)});
-  }
-  return n;
-}
-
-// MSG_TRUNC semantics as duet asks for them: the result is the datagram's
-// length on the wire, the copy is cut to the buffer.
-int SimNet::recvmsg(int fd, msghdr& msg, int flags) {
-  SimSocket* s = find(fd);
-  if (s == nullptr) return -EBADF;
-  if (s->kind != SimSocket::Kind::datagram) {
-    if (msg.msg_iovlen != 1) return -EOPNOTSUPP;
-    return recv(fd, msg.msg_iov[0].iov_base, msg.msg_iov[0].iov_len);
-  }
-  if (s->inbox.empty() || s->inbox.front().arrives > world_.now()) return blocked;
-  SimSocket::Datagram d = std::move(s->inbox.front());
-  s->inbox.pop_front();
-  std::size_t at = 0;
-  for (std::size_t i = 0; i < msg.msg_iovlen && at < d.bytes.size(); ++i) {
-    const std::size_t n = std::min(msg.msg_iov[i].iov_len, d.bytes.size() - at);
-    std::memcpy(msg.msg_iov[i].iov_base, d.bytes.data() + at, n);
-    at += n;
-  }
-  msg.msg_flags = at < d.bytes.size() ? MSG_TRUNC : 0;
-  if (msg.msg_name != nullptr) {
-    const socklen_t n = std::min(msg.msg_namelen, d.from.size());
-    std::memcpy(msg.msg_name, d.from.data(), n);
-    msg.msg_namelen = d.from.size();
-  }
-  world_.trace_bytes(d.bytes.data(), d.bytes.size());
-  const bool trunc = (flags & MSG_TRUNC) != 0;
-  return static_cast<int>(trunc ? d.bytes.size() : at);
 }
 
 std::optional<SimClock::time_point> SimNet::next_event(const IoOp& op) {
