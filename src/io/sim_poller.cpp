@@ -223,7 +223,7 @@ bool SimPoller::sweep() noexcept {
 }
 
 std::optional<Poller::Clock::time_point> SimPoller::next_event() noexcept {
-  std::optional<Clock::time_point> next;
+  std::optional<Clock::time_point> next = world_->next_work();
   auto consider = [&next](Clock::time_point t) {
     if (!next || t < *next) next = t;
   };
@@ -243,14 +243,17 @@ std::optional<Poller::Clock::time_point> SimPoller::next_event() noexcept {
 // bytes went the same way at the same virtual times.
 std::size_t SimPoller::turn(Clock::time_point deadline) {
   bool progress = sweep();
+  progress = world_->run_due_work() || progress;
   if (!progress && !skipped_ && !has_finished() && inbox_empty() && deadline > world_->now()) {
     const std::optional<Clock::time_point> next = next_event();
     if (next && *next <= deadline) {
       world_->advance_to(*next);
       sweep();
+      world_->run_due_work();
     } else if (deadline != EventLoop::forever) {
       world_->advance_to(deadline);
       sweep();
+      world_->run_due_work();
     } else if (in_flight() > waiting_.size()) {
       std::this_thread::yield();  // a reply from another thread (not simulated): wait for it for real
     } else {

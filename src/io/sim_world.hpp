@@ -35,9 +35,12 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace duet {
 
@@ -69,6 +72,10 @@ struct SimOptions {
   double fsync_eio = 0.0;       // an fsync fails with EIO, and the file's unsynced bytes are gone
   // An fsync op completes after a delay drawn from [0, this] (a slow disk).
   std::chrono::nanoseconds max_fsync_delay{std::chrono::microseconds(500)};
+  // Work handed to another thread (a BlockingPool job, the KV server's AOF
+  // worker) runs on the world's thread instead, after a delay drawn from
+  // [0, this], in a seeded order with everything else.
+  std::chrono::nanoseconds max_work_delay{std::chrono::microseconds(300)};
   // For tests of the simulator itself: defects fixed earlier, put back while
   // this world runs (comma-separated names, see sim_defects in
   // sim_world.cpp; an unknown name throws std::invalid_argument).
@@ -124,11 +131,28 @@ class SimWorld {
   [[noreturn]] void deadlock() noexcept;
   [[nodiscard]] detail::SimNet& net() noexcept { return *net_; }
   [[nodiscard]] detail::SimFs& fs() noexcept { return *fs_; }
-  // The simulated process dies, as under kill -9 or a power cut: every file
-  // descriptor open now is dead, and the files keep only what was fsynced
-  // (with torn_tail, a file that grew by appends may keep part of its
-  // unsynced tail). Sockets are the owner's to close.
+  // The simulated process dies, as under kill -9 or a power cut: the files
+  // keep only what was fsynced (with torn_tail, a file that grew by appends
+  // may keep part of its unsynced tail) and every connection is reset (both
+  // ends see ECONNRESET). The dead process's code is its owner's to wind
+  // down (stop its loop); until restart() nothing it does reaches the disk
+  // (see detail::SimFs). Sockets are still the owner's to close.
   void crash(bool torn_tail = false);
+  // A new process begins (after a crash): file calls act on the disk again.
+  void restart() noexcept;
+  [[nodiscard]] bool crashed() const noexcept;
+
+  // Simulated work (what another thread would do): fn runs on this thread
+  // from a loop's turn, after a seeded delay of up to
+  // SimOptions::max_work_delay, in a seeded order among the work due at
+  // once. key names it for cancel_work (null: not cancellable); true if it
+  // had not started and never will.
+  void post_work(const void* key, std::function<void()> fn);
+  bool cancel_work(const void* key) noexcept;
+  // For SimPoller: runs the work due now (true if any), and when the next is.
+  bool run_due_work();
+  [[nodiscard]] std::optional<Clock::time_point> next_work() const noexcept;
+  [[nodiscard]] bool work_pending() const noexcept { return !work_.empty(); }
   // Simulated sockets open now (a leak check once every owner is gone).
   [[nodiscard]] std::size_t open_sockets() const noexcept;
 
@@ -139,6 +163,12 @@ class SimWorld {
   std::uint64_t rng_[4];
   std::uint64_t trace_;
   std::uint64_t steps_ = 0;
+  struct Work {
+    Clock::time_point due;
+    const void* key;
+    std::function<void()> fn;
+  };
+  std::vector<Work> work_;  // in posting order
   std::unique_ptr<detail::SimNet> net_;
   std::unique_ptr<detail::SimFs> fs_;
   DeadlockHandler on_deadlock_ = nullptr;

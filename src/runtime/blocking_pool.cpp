@@ -29,6 +29,7 @@
 #include <system_error>
 #include <thread>
 
+#include "io/sim_world.hpp"
 #include "runtime/detail/thread_interrupt.hpp"
 
 namespace duet {
@@ -112,6 +113,7 @@ bool BlockingPool::spawn_worker() noexcept {
 }
 
 bool BlockingPool::submit(PoolJob& job, bool wait_for_room) {
+  if (SimWorld* world = SimWorld::current()) return submit_simulated(*world, job);
   {
     std::lock_guard lock(mutex_);
     if (closed_) return false;
@@ -128,6 +130,33 @@ bool BlockingPool::submit(PoolJob& job, bool wait_for_room) {
     }
   }
   has_work_.notify_one();
+  return true;
+}
+
+// Under simulation a job is simulated work: it runs on the world's thread
+// when the seed says, not on a pool thread (which would escape the seed).
+// It is queued (in simulated_) until then, so cancel and shutdown find it.
+bool BlockingPool::submit_simulated(SimWorld& world, PoolJob& job) {
+  {
+    std::lock_guard lock(mutex_);
+    if (closed_) return false;
+    job.stop_requested_.store(false, std::memory_order_relaxed);
+    job.state_ = PoolJob::State::queued;
+    simulated_.push(job);
+  }
+  world.post_work(&job, [this, &job] {
+    {
+      std::lock_guard lock(mutex_);
+      simulated_.remove(job);
+      job.state_ = PoolJob::State::running;
+    }
+    job.run_(&job);
+    {
+      std::lock_guard lock(mutex_);
+      job.state_ = PoolJob::State::finished;
+    }
+    job.done_(&job, 0);
+  });
   return true;
 }
 
@@ -151,7 +180,11 @@ bool BlockingPool::cancel(PoolJob& job) noexcept {
     std::lock_guard lock(mutex_);
     switch (job.state_) {
       case PoolJob::State::queued:
-        queue_.remove(job);
+        if (!queue_.remove(job)) {  // simulated work that has not run
+          simulated_.remove(job);
+          if (SimWorld* world = SimWorld::current()) world->cancel_work(&job);
+          break;
+        }
         admit_waiting();
         break;
       case PoolJob::State::waiting:
@@ -233,8 +266,10 @@ void BlockingPool::shutdown() noexcept {
   {
     std::lock_guard lock(mutex_);
     closed_ = true;
-    for (Fifo* fifo : {&queue_, &waiting_}) {
+    SimWorld* world = SimWorld::current();
+    for (Fifo* fifo : {&queue_, &waiting_, &simulated_}) {
       while (PoolJob* job = fifo->pop()) {
+        if (world != nullptr && fifo == &simulated_) world->cancel_work(job);
         job->state_ = PoolJob::State::detached;
         detached.push(*job);
       }

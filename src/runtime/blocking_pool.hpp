@@ -36,6 +36,10 @@
 //   are cancelled as above (done_ -ECANCELED on the shutting-down thread);
 //   running may_block_ jobs are interrupted; all running ones finish; the
 //   threads are gone when it returns. Not from a pool thread.
+// - Under simulation (a SimWorld installed on the submitting thread, see
+//   io/sim_world.hpp) a job runs as the world's simulated work: on the
+//   world's thread, after a seeded delay, never on a pool thread; cancel and
+//   shutdown (on that thread) treat it as queued until it starts.
 // - default_blocking_pool(): one per process, made on first use (threads:
 //   max(2, hardware threads), queue 1024), shut down at exit.
 //
@@ -49,6 +53,8 @@
 #include <mutex>
 
 namespace duet {
+
+class SimWorld;
 
 namespace detail {
 struct PoolWorker;
@@ -113,6 +119,7 @@ class BlockingPool {
     bool remove(PoolJob& job) noexcept;
   };
 
+  bool submit_simulated(SimWorld& world, PoolJob& job);
   bool spawn_worker() noexcept;
   void work() noexcept;
   PoolJob* next_job(std::unique_lock<std::mutex>& lock, detail::PoolWorker& self);
@@ -126,6 +133,7 @@ class BlockingPool {
   std::condition_variable all_gone_;
   Fifo queue_;
   Fifo waiting_;
+  Fifo simulated_;  // queued as a SimWorld's work
   detail::PoolWorker* workers_ = nullptr;  // every live worker, for shutdown's interrupts
   std::size_t live_ = 0;                   // workers started and not yet gone
   std::size_t blocked_ = 0;                // of them, running a may_block_ job

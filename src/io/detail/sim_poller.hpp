@@ -8,7 +8,8 @@
 // deadline, a timeout, bytes arriving, a handshake ending — or to the turn's
 // own deadline; with neither, the program waits for something that cannot
 // happen, and the world reports a deadlock. Every delivery is folded into
-// the world's trace hash.
+// the world's trace hash. The world's simulated work (SimWorld::post_work:
+// pool jobs, the AOF worker's jobs) runs in the turn too, once due.
 // File ops go to the world's file system (an openat always does; an fsync
 // waits a seeded delay); on a real descriptor they run inline, as on an
 // epoll loop. Socket ops on real descriptors fail with EOPNOTSUPP (they

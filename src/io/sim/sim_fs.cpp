@@ -25,7 +25,7 @@ std::string SimFs::normal(std::string_view path) {
 
 SimFs::Open* SimFs::find(int fd) noexcept {
   auto it = open_.find(fd);
-  return it == open_.end() || it->second.dead ? nullptr : &it->second;
+  return it == open_.end() ? nullptr : &it->second;
 }
 
 int SimFs::open(std::string_view raw, int flags, mode_t /*mode*/) {
@@ -33,7 +33,8 @@ int SimFs::open(std::string_view raw, int flags, mode_t /*mode*/) {
   Open o;
   o.path = path;
   o.flags = flags;
-  if ((flags & O_DIRECTORY) == 0) {
+  o.dead = dead_;  // the dead process's calls go nowhere
+  if (!dead_ && (flags & O_DIRECTORY) == 0) {
     auto it = names_.find(path);
     if (it == names_.end()) {
       if ((flags & O_CREAT) == 0) return -ENOENT;
@@ -59,6 +60,7 @@ int SimFs::close(int fd) {
 int SimFs::read(int fd, void* buf, std::size_t len, std::int64_t offset) {
   Open* o = find(fd);
   if (o == nullptr) return -EBADF;
+  if (o->dead) return 0;
   if (!o->inode) return -EISDIR;
   if ((o->flags & O_ACCMODE) == O_WRONLY) return -EBADF;
   const std::int64_t at = offset < 0 ? o->position : offset;
@@ -72,6 +74,7 @@ int SimFs::read(int fd, void* buf, std::size_t len, std::int64_t offset) {
 int SimFs::write(int fd, const void* buf, std::size_t len, std::int64_t offset) {
   Open* o = find(fd);
   if (o == nullptr) return -EBADF;
+  if (o->dead) return static_cast<int>(std::min<std::size_t>(len, INT_MAX));
   if (!o->inode) return -EISDIR;
   if ((o->flags & O_ACCMODE) == O_RDONLY) return -EBADF;
   if (world_.chance(world_.options().enospc)) return -ENOSPC;
@@ -91,6 +94,7 @@ int SimFs::write(int fd, const void* buf, std::size_t len, std::int64_t offset) 
 int SimFs::fsync(int fd) {
   Open* o = find(fd);
   if (o == nullptr) return -EBADF;
+  if (o->dead) return 0;
   if (!o->inode) {
     durable_names_ = names_;
     return 0;
@@ -109,6 +113,7 @@ int SimFs::fsync(int fd) {
 int SimFs::ftruncate(int fd, std::int64_t size) {
   Open* o = find(fd);
   if (o == nullptr) return -EBADF;
+  if (o->dead) return 0;
   if (!o->inode || size < 0) return -EINVAL;
   o->inode->data.resize(static_cast<std::size_t>(size), '\0');
   return 0;
@@ -117,11 +122,12 @@ int SimFs::ftruncate(int fd, std::int64_t size) {
 int SimFs::size(int fd, std::int64_t& out) {
   Open* o = find(fd);
   if (o == nullptr) return -EBADF;
-  out = o->inode ? static_cast<std::int64_t>(o->inode->data.size()) : 0;
+  out = o->inode && !o->dead ? static_cast<std::int64_t>(o->inode->data.size()) : 0;
   return 0;
 }
 
 int SimFs::rename(std::string_view from_raw, std::string_view to_raw) {
+  if (dead_) return 0;
   const std::string from = normal(from_raw), to = normal(to_raw);
   auto it = names_.find(from);
   if (it == names_.end()) return -ENOENT;
@@ -131,10 +137,17 @@ int SimFs::rename(std::string_view from_raw, std::string_view to_raw) {
   return 0;
 }
 
-int SimFs::unlink(std::string_view raw) { return names_.erase(normal(raw)) != 0 ? 0 : -ENOENT; }
+int SimFs::unlink(std::string_view raw) {
+  if (dead_) return 0;
+  return names_.erase(normal(raw)) != 0 ? 0 : -ENOENT;
+}
 
 void SimFs::crash(bool torn) {
-  for (auto& [fd, o] : open_) o.dead = true;
+  dead_ = true;
+  for (auto& [fd, o] : open_) {
+    o.dead = true;
+    o.inode.reset();
+  }
   names_ = durable_names_;
   for (auto& [path, inode] : names_) {
     const std::string& now = inode->data;

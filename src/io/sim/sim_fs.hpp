@@ -8,10 +8,13 @@
 //   fsynced — or, for a file's own creation, once the file was (as ext4 does);
 //   a rename or unlink needs the directory's fsync. Directories are not
 //   tracked: any path opened with O_DIRECTORY is one.
-// - crash(torn): the process dies. Every descriptor open now is dead (its
-//   calls answer EBADF, its close 0), every name and byte not made durable is
+// - crash(torn): the process dies. Every name and byte not made durable is
 //   gone; with torn, a file that only grew by appends keeps a seeded prefix of
-//   its unsynced tail, as a torn last write would.
+//   its unsynced tail, as a torn last write would. Until restart(), the
+//   dead process's code may still run (its owner winds it down), but nothing
+//   it does reaches the disk: its descriptors, and any it opens, are dead —
+//   writes and fsyncs claim success, reads see end of file — and its
+//   renames and unlinks change nothing. restart(): a new process begins.
 // - Faults (SimOptions): a write may fail with ENOSPC, an fsync with EIO
 //   (whose unsynced bytes are then gone, as Linux drops the dirty pages).
 // - Calls answer as the syscalls, errno as -errno. Paths are compared after
@@ -52,6 +55,8 @@ class SimFs {
   int rename(std::string_view from, std::string_view to);
   int unlink(std::string_view path);
   void crash(bool torn);
+  void restart() noexcept { dead_ = false; }
+  [[nodiscard]] bool dead() const noexcept { return dead_; }
   // For tests: the bytes a path holds now (nullptr: no such file).
   [[nodiscard]] const std::string* contents(std::string_view path) const;
 
@@ -65,7 +70,7 @@ class SimFs {
     std::string path;
     int flags = 0;
     std::int64_t position = 0;
-    bool dead = false;
+    bool dead = false;  // opened by a process that has crashed since
   };
   [[nodiscard]] static std::string normal(std::string_view path);
   [[nodiscard]] Open* find(int fd) noexcept;
@@ -75,6 +80,7 @@ class SimFs {
   std::map<std::string, std::shared_ptr<Inode>> durable_names_;
   std::unordered_map<int, Open> open_;
   int next_fd_ = first_fd;
+  bool dead_ = false;  // crashed, not restarted yet
 };
 
 }  // namespace duet::detail

@@ -80,6 +80,21 @@ int SimNet::close(int fd) {
   return 0;
 }
 
+// A crash: the process's sockets are gone for everyone else (its listeners
+// and ports free, its connections reset), though its descriptors stay for
+// its owner to close.
+void SimNet::reset_all() {
+  for (auto& [fd, s] : sockets_) {
+    if (!s->key.empty()) {
+      (s->kind == SimSocket::Kind::listener ? listeners_ : datagram_ports_).erase(s->key);
+      s->key.clear();
+    }
+    for (auto& pending : s->backlog) pending->conn->reset = true;
+    if (s->conn) s->conn->reset = true;
+  }
+  world_.trace(0x7e5e7a11ULL);
+}
+
 int SimNet::shutdown(int fd, int how) {
   SimSocket* s = find(fd);
   if (s == nullptr) return -EBADF;

@@ -114,6 +114,7 @@ class SimNet {
   int connect_datagram(int fd, const SocketAddress& peer);
   int local_address(int fd, SocketAddress& out);
   int peer_address(int fd, SocketAddress& out);
+  void reset_all();  // SimWorld::crash
 
   // Ops (SimPoller): >= 0, -errno or blocked.
   int recv(int fd, void* buf, std::size_t len);

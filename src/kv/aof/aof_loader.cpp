@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "io/unique_fd.hpp"
+#include "io/sys.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/numbers.hpp"
 
@@ -181,7 +182,7 @@ bool read_chunk(int fd, std::string& buf, std::uint64_t offset, const std::strin
   buf.resize(old + chunk);
   ssize_t n = -1;
   do {
-    n = ::pread(fd, buf.data() + old, chunk, static_cast<off_t>(offset));
+    n = sys::pread(fd, buf.data() + old, chunk, static_cast<off_t>(offset));
   } while (n < 0 && errno == EINTR);
   if (n < 0) throw std::system_error(errno, std::generic_category(), "read " + path);
   buf.resize(old + static_cast<std::size_t>(n));
@@ -198,13 +199,13 @@ AofLoadResult replay_aof(ServerState& state, std::string_view bytes) {
 }
 
 AofLoadResult load_aof(ServerState& state, const std::string& path) {
-  UniqueFd fd(::open(path.c_str(), O_RDWR | O_CLOEXEC));
+  UniqueFd fd(sys::open(path.c_str(), O_RDWR | O_CLOEXEC));
   if (!fd) {
     if (errno == ENOENT) return {};
     throw std::system_error(errno, std::generic_category(), "open " + path);
   }
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw std::system_error(errno, std::generic_category(), "fstat " + path);
+  const off_t file_size = sys::file_size(fd.get());
+  if (file_size < 0) throw std::system_error(errno, std::generic_category(), "fstat " + path);
   Replayer replayer(state);
   std::string buf;
   std::uint64_t base = 0;
@@ -216,9 +217,9 @@ AofLoadResult load_aof(ServerState& state, const std::string& path) {
     base += used;
   }
   AofLoadResult result = replayer.result();
-  result.file_bytes = static_cast<std::uint64_t>(st.st_size);
+  result.file_bytes = static_cast<std::uint64_t>(file_size);
   if (result.status == AofLoadStatus::truncated) {
-    if (::ftruncate(fd.get(), static_cast<off_t>(result.valid_bytes)) != 0 || ::fsync(fd.get()) != 0) {
+    if (sys::ftruncate(fd.get(), static_cast<off_t>(result.valid_bytes)) != 0 || sys::fsync(fd.get()) != 0) {
       throw std::system_error(errno, std::generic_category(), "truncate " + path);
     }
   }

@@ -14,6 +14,7 @@
 #include <absl/strings/string_view.h>
 
 #include "kv/aof/aof_propagation.hpp"
+#include "io/sys.hpp"
 
 namespace duet::kv {
 namespace {
@@ -23,7 +24,7 @@ absl::string_view key_arg(std::string_view key) noexcept { return {key.data(), k
 
 int write_all(int fd, std::string_view bytes, std::uint64_t offset) {
   while (!bytes.empty()) {
-    ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
+    ssize_t n = sys::pwrite(fd, bytes.data(), bytes.size(), static_cast<off_t>(offset));
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) return -errno;
     bytes.remove_prefix(static_cast<std::size_t>(n));
@@ -34,10 +35,10 @@ int write_all(int fd, std::string_view bytes, std::uint64_t offset) {
 
 // The rename is durable only once the directory entry is on disk.
 int fsync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int fd = sys::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return -errno;
-  int r = ::fsync(fd) == 0 ? 0 : -errno;
-  ::close(fd);
+  int r = sys::fsync(fd) == 0 ? 0 : -errno;
+  sys::close(fd);
   return r;
 }
 
@@ -69,7 +70,7 @@ bool AofRewriter::start(std::string& message) {
     return false;
   }
   auto temp = std::make_shared<TempFile>();
-  temp->fd.reset(::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+  temp->fd.reset(sys::open(temp_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
   if (!temp->fd) {
     message = "ERR Can't open the temp append only file " + temp_path_ + ": " + std::strerror(errno);
     return false;
@@ -208,8 +209,8 @@ void AofRewriter::switch_files() {
       [temp = temp_, tail, offset, temp_path = temp_path_, path = path_, dir = dir_] {
         if (int e = temp->error.load(); e != 0) return -e;
         if (int r = write_all(temp->fd.get(), *tail, offset); r < 0) return r;
-        if (::fdatasync(temp->fd.get()) != 0) return -errno;
-        if (::rename(temp_path.c_str(), path.c_str()) != 0) return -errno;
+        if (sys::fdatasync(temp->fd.get()) != 0) return -errno;
+        if (sys::rename(temp_path.c_str(), path.c_str()) != 0) return -errno;
         // Past the rename the new file *is* the AOF: a failed directory fsync
         // cannot be undone, so it only costs the rename's crash-durability.
         [[maybe_unused]] int dir_synced = fsync_dir(dir);
@@ -228,7 +229,7 @@ void AofRewriter::switched(int res, std::uint64_t size) {
     log_(false, "Background AOF rewrite finished successfully (" + std::to_string(size) + " bytes)");
   } else {
     writer_.unfreeze(std::move(frozen_));
-    ::unlink(temp_path_.c_str());
+    sys::unlink(temp_path_.c_str());
     log_(true, std::string("Background AOF rewrite failed: ") + std::strerror(-res));
   }
   frozen_.clear();
@@ -241,7 +242,7 @@ void AofRewriter::abort() noexcept {
   loop_.abandon(slice_op_);
   writer_.end_capture();
   running_ = false;
-  ::unlink(temp_path_.c_str());
+  sys::unlink(temp_path_.c_str());
   reset();
   if (on_end_) on_end_();
 }

@@ -12,6 +12,7 @@
 #include <system_error>
 
 #include "kv/aof/aof_propagation.hpp"
+#include "io/sys.hpp"
 
 namespace duet::kv {
 
@@ -42,18 +43,18 @@ AofLoadResult AofService::open() {
     case AofLoadStatus::missing:
       break;
   }
-  UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+  UniqueFd fd(sys::open(file.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
   if (!fd) throw std::system_error(errno, std::generic_category(), "open " + file);
-  struct stat st {};
-  if (::fstat(fd.get(), &st) != 0) throw std::system_error(errno, std::generic_category(), "fstat " + file);
+  const off_t file_size = sys::file_size(fd.get());
+  if (file_size < 0) throw std::system_error(errno, std::generic_category(), "fstat " + file);
   if (loaded.status == AofLoadStatus::missing) {  // make the new file's name durable
-    int dir = ::open(state_.config().dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = sys::open(state_.config().dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
-      ::fsync(dir);
-      ::close(dir);
+      sys::fsync(dir);
+      sys::close(dir);
     }
   }
-  const auto size = static_cast<std::uint64_t>(st.st_size);
+  const auto size = static_cast<std::uint64_t>(file_size);
   writer_ = std::make_unique<AofWriter>(loop_, worker_, state_.config(), std::move(fd), size);
   rewriter_ = std::make_unique<AofRewriter>(loop_, worker_, *writer_, state_, state_.config().dir,
                                             state_.config().appendfilename, log_);

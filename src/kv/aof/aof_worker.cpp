@@ -1,7 +1,8 @@
 // AofWorker: one std::thread with a mutex-protected FIFO. The only shared state
 // is queued_/finished_/stopping_ under mutex_; the eventfd write happens after
 // the result is queued, so the loop's read always finds it (eventfd counts, so
-// several results coalesce into one wake-up and one deliver()).
+// several results coalesce into one wake-up and one deliver()). Under
+// simulation there is no thread (see the header).
 #include "kv/aof/aof_worker.hpp"
 
 #include <sys/eventfd.h>
@@ -10,13 +11,16 @@
 #include <cerrno>
 #include <system_error>
 
+#include "io/sim_world.hpp"
+
 namespace duet::kv {
 
-AofWorker::AofWorker(EventLoop& loop)
-    : loop_(loop), event_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)) {
-  if (!event_fd_) throw std::system_error(errno, std::generic_category(), "eventfd");
+AofWorker::AofWorker(EventLoop& loop) : loop_(loop), sim_(SimWorld::current()) {
   wake_op_.context_ = this;
   wake_op_.complete_ = &AofWorker::on_wake;
+  if (sim_ != nullptr) return;  // no thread: jobs are the world's simulated work
+  event_fd_.reset(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC));
+  if (!event_fd_) throw std::system_error(errno, std::generic_category(), "eventfd");
   arm();
   thread_ = std::thread([this] { run(); });
 }
@@ -37,7 +41,27 @@ void AofWorker::arm() {
 void AofWorker::on_wake(IoOp* op, int) noexcept {
   auto* self = static_cast<AofWorker*>(op->context_);
   self->deliver();
-  if (!self->drained_) self->arm();
+  if (!self->drained_ && self->sim_ == nullptr) self->arm();
+}
+
+// Simulation: the head job runs as the world's work, one at a time (FIFO, as
+// the thread runs them); its result reaches the loop as a completion, as the
+// eventfd's would.
+void AofWorker::run_next_simulated() {
+  if (sim_running_ || queued_.empty()) return;
+  sim_running_ = true;
+  sim_->post_work(this, [this] {
+    Item item = std::move(queued_.front());
+    queued_.pop_front();
+    item.result = item.job();
+    finished_.push_back(std::move(item));
+    sim_running_ = false;
+    if (!wake_op_.in_flight()) {
+      wake_op_.kind_ = OpKind::nop;
+      loop_.submit(wake_op_);
+    }
+    run_next_simulated();
+  });
 }
 
 void AofWorker::post(Job job, Done done) {
@@ -51,6 +75,7 @@ void AofWorker::post(Job job, Done done) {
     std::lock_guard lock(mutex_);
     queued_.push_back(Item{std::move(job), std::move(done)});
   }
+  if (sim_ != nullptr) return run_next_simulated();
   cv_.notify_one();
 }
 
@@ -90,8 +115,9 @@ void AofWorker::drain() {
   }
   cv_.notify_one();
   if (thread_.joinable()) thread_.join();
+  if (sim_ != nullptr && sim_->cancel_work(this)) sim_running_ = false;  // the queue runs inline below
   drained_ = true;
-  loop_.abandon(wake_op_);
+  if (wake_op_.in_flight()) loop_.abandon(wake_op_);
   deliver();  // done callbacks may post again: run those inline
   while (true) {
     std::deque<Item> late;

@@ -12,6 +12,9 @@
 // - drain(): runs every queued job to the end, joins the thread and calls their
 //   done callbacks on the calling thread, then releases the eventfd op (the loop
 //   must still be alive). Call it once, before destruction, on the loop thread.
+// - Under simulation (a SimWorld on the loop's thread) there is no thread and
+//   no eventfd: each job is the world's simulated work (SimWorld::post_work),
+//   one at a time in FIFO order, and its done comes back as a completion.
 // - Loop thread only, except what the worker thread itself runs.
 //
 //   AofWorker worker(loop);
@@ -28,6 +31,10 @@
 
 #include "io/event_loop.hpp"
 #include "io/unique_fd.hpp"
+
+namespace duet {
+class SimWorld;
+}
 
 namespace duet::kv {
 
@@ -58,8 +65,11 @@ class AofWorker {
   void arm();
   void deliver();
   void run();
+  void run_next_simulated();
 
   EventLoop& loop_;
+  SimWorld* sim_;             // non-null: simulated, no thread
+  bool sim_running_ = false;  // a job is posted to the world
   UniqueFd event_fd_;
   IoOp wake_op_;
   std::uint64_t wake_value_ = 0;
