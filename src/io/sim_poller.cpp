@@ -1,6 +1,7 @@
 // SimPoller (see detail/sim_poller.hpp for how it works). Each op's position
 // in waiting_ is kept in heap_index_ (+1; 0 = absent), which the sim, having
-// no timer heap, uses as its own bookkeeping slot.
+// no timer heap, uses as its own bookkeeping slot; ts_[0] holds when an
+// fsync may complete, ts_[1] is 1 while a cancel is on its way.
 #include "io/detail/sim_poller.hpp"
 
 #include <poll.h>
@@ -36,6 +37,7 @@ SimPoller::SimPoller(const LoopOptions& options) : Poller(options), world_(world
 void SimPoller::submit(IoOp& op) noexcept {
   started(op);
   op.ts_[0] = 0;
+  op.ts_[1] = 0;
   if (op.timeout_.count() > 0) op.expires_ = world_->now() + op.timeout_;
   try {
     waiting_.push_back(&op);
@@ -61,10 +63,31 @@ void SimPoller::settle(IoOp& op, int res) noexcept {
                 static_cast<std::uint32_t>(res));
 }
 
+// As io_uring's: the cancel reaches the op in the next sweep, where the op
+// may still finish first with its own result (the seed decides), so owners
+// meet the race between a completion and their cancel that the kernel has.
 void SimPoller::cancel(IoOp& op) noexcept {
-  if (op.state_ != OpState::waiting) return;
-  leave(op);
-  finish_cancelled(op);
+  if (op.state_ != OpState::waiting || op.cancel_requested_) return;
+  op.cancel_requested_ = true;
+  op.ts_[1] = 1;
+}
+
+// A cancel in flight meets its op: the op's own result if it is ready and
+// the seed lets it win, else -ECANCELED.
+int SimPoller::meet_cancel(IoOp& op) noexcept {
+  const int r = world_->chance(0.5) ? attempt(op) : blocked;
+  if (r != blocked) return r;
+  if (op.kind_ == OpKind::recv_pooled && sim_reintroduces("pooled_recv_cancel_lost")) {
+    RecvBufferPool* pool = recv_pool_if_made();
+    if (pool != nullptr && pool->free_count() == 0) {
+      // Test-only: io_uring failed such a recv with -ENOBUFS at issue, so the
+      // cancel found nothing; the op went back to starve, the cancel lost
+      // (and later cancels returned early on cancel_requested_) (523f185).
+      op.ts_[1] = 0;
+      return blocked;
+    }
+  }
+  return -ECANCELED;
 }
 
 int SimPoller::abandon(IoOp& op) noexcept {
@@ -213,7 +236,7 @@ bool SimPoller::sweep() noexcept {
       skipped_ = true;  // tried next turn, with no virtual time passing
       continue;
     }
-    int r = attempt(*op);
+    int r = op->ts_[1] != 0 ? meet_cancel(*op) : attempt(*op);
     if (r == blocked && op->timeout_.count() > 0 && world_->now() >= op->expires_) r = -ETIMEDOUT;
     if (r == blocked) continue;
     settle(*op, r);

@@ -66,7 +66,9 @@ template <typename F>
   requires(!std::is_same_v<std::decay_t<F>, BlockingPool>)
 IoResult<std::invoke_result_t<std::decay_t<F>&>> offload(F&& fn, std::stop_token stop = {},
                                                          WhenFull when_full = WhenFull::wait) {
-  return offload(default_blocking_pool(), std::forward<F>(fn), std::move(stop), when_full);
+  // Qualified: BlockingPool's namespace would bring duet::offload (the task
+  // voice's) in by ADL, and a file that includes both voices would not compile.
+  return fiber::offload(default_blocking_pool(), std::forward<F>(fn), std::move(stop), when_full);
 }
 
 }  // namespace duet::fiber

@@ -118,6 +118,55 @@ bool accept_leak_holds(std::uint64_t seed, const char* defect) {
   return world.open_sockets() == 0;
 }
 
+// Two connections share a loop with one recv buffer. A holder takes it (a
+// pooled recv on the first) and keeps it a seeded while; a waiter's pooled
+// recv on the second meets a stop at a seeded moment, maybe while the buffer
+// is lent, and its bytes come later. Like io_uring's, the simulated cancel
+// may lose to a completion ready at that instant, but it must end the recv
+// at once: no virtual time may pass between the stop and the waiter's end.
+bool pooled_recv_cancel_holds(std::uint64_t seed, const char* defect) {
+  duet::SimWorld world(grid(seed, defect));
+  duet::EventLoop loop(duet::Backend::sim, duet::LoopOptions{.recv_buffer_count = 1});
+  auto listener = duet::TcpListener::bind(loop, address);
+  std::optional<duet::TcpStream> a_near, a_far, b_near, b_far;
+  Task<void> setup = started([](duet::EventLoop& l, duet::TcpListener& ls, std::optional<duet::TcpStream>& an,
+                                std::optional<duet::TcpStream>& af, std::optional<duet::TcpStream>& bn,
+                                std::optional<duet::TcpStream>& bf) -> Task<void> {
+    auto c1 = co_await duet::TcpStream::connect(l, address);
+    auto s1 = co_await ls.accept();
+    auto c2 = co_await duet::TcpStream::connect(l, address);
+    auto s2 = co_await ls.accept();
+    if (c1 && s1 && c2 && s2) an.emplace(std::move(*c1)), af.emplace(std::move(*s1)), bn.emplace(std::move(*c2)), bf.emplace(std::move(*s2));
+  }(loop, listener, a_near, a_far, b_near, b_far));
+  REQUIRE(turn_until(loop, world, [&] { return setup.done(); }, 10s));
+  REQUIRE(b_far);
+  Task<void> holder = started([](duet::EventLoop& l, duet::TcpStream& from, std::chrono::milliseconds keep) -> Task<void> {
+    auto lent = co_await from.recv_pooled();
+    co_await duet::sleep_for(l, keep);  // the loop's only buffer, lent
+  }(loop, *a_far, std::chrono::milliseconds(1 + world.below(20))));
+  std::stop_source stop;
+  duet::SimWorld::Clock::time_point stopped_at = duet::SimWorld::Clock::time_point::max(), ended_at{};
+  Task<void> waiter = started([](duet::TcpStream& s, std::stop_token t, duet::SimWorld& w,
+                                 duet::SimWorld::Clock::time_point& end) -> Task<void> {
+    auto got = co_await s.recv_pooled(std::move(t));
+    end = w.now();
+  }(*b_far, stop.get_token(), world, ended_at));
+  Task<void> senders = started([](duet::EventLoop& l, duet::TcpStream& a, duet::TcpStream& b,
+                                  std::chrono::milliseconds later) -> Task<void> {
+    (void)co_await a.send_all(std::string_view("for the holder"));
+    co_await duet::sleep_for(l, later);
+    (void)co_await b.send_all(std::string_view("for the waiter"));
+  }(loop, *a_near, *b_near, std::chrono::milliseconds(world.below(30))));
+  Task<void> stopper = started([](duet::EventLoop& l, std::stop_source& src, duet::SimWorld& w,
+                                  duet::SimWorld::Clock::time_point& at, std::chrono::milliseconds after) -> Task<void> {
+    co_await duet::sleep_for(l, after);
+    at = w.now();
+    src.request_stop();
+  }(loop, stop, world, stopped_at, std::chrono::milliseconds(world.below(20))));
+  REQUIRE(turn_until(loop, world, [&] { return holder.done() && waiter.done() && senders.done() && stopper.done(); }, 30s));
+  return ended_at <= stopped_at;
+}
+
 // Seeds 1..limit: the first that breaks with the defect, having checked that
 // the fixed code holds on every seed up to it.
 std::optional<std::uint64_t> first_failing_seed(bool (*scenario)(std::uint64_t, const char*), const char* defect,
@@ -136,6 +185,12 @@ TEST_CASE("the simulation finds a send_all that ignores a stop landing between t
   const auto seed = first_failing_seed(send_all_stop_holds, "send_all_stop", 200);
   REQUIRE(seed.has_value());
   WARN("send_all_stop found at seed " << *seed);
+}
+
+TEST_CASE("the simulation finds a pooled recv starved of buffers that loses its cancel", "[sim][defects]") {
+  const auto seed = first_failing_seed(pooled_recv_cancel_holds, "pooled_recv_cancel_lost", 200);
+  REQUIRE(seed.has_value());
+  WARN("pooled_recv_cancel_lost found at seed " << *seed);
 }
 
 TEST_CASE("the simulation finds an accept whose socket leaks when its frame goes first", "[sim][defects]") {

@@ -10,6 +10,8 @@
 // happen, and the world reports a deadlock. Every delivery is folded into
 // the world's trace hash. The world's simulated work (SimWorld::post_work:
 // pool jobs, the AOF worker's jobs) runs in the turn too, once due.
+// A cancel is asynchronous, as io_uring's: it reaches the op in the next
+// sweep, where the op may still finish first with its own result.
 // File ops go to the world's file system (an openat always does; an fsync
 // waits a seeded delay); on a real descriptor they run inline, as on an
 // epoll loop. Socket ops on real descriptors fail with EOPNOTSUPP (they
@@ -51,6 +53,7 @@ class SimPoller final : public Poller {
 
   int attempt(IoOp& op) noexcept;
   int recv_pooled(IoOp& op) noexcept;
+  int meet_cancel(IoOp& op) noexcept;
   int file_op(IoOp& op) noexcept;
   bool sweep() noexcept;
   [[nodiscard]] std::optional<Clock::time_point> next_event() noexcept;

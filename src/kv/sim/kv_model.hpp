@@ -12,6 +12,12 @@
 // - next() draws a command (RESP bytes) with the set of replies allowed;
 //   settle(reply, sent_ms, replied_ms) checks it, updates the model and
 //   returns an error text when the reply is wrong (empty when right).
+// - A crash (or a reset) leaves the commands sent and not answered unknown:
+//   lose(unanswered, ...) keeps, per key, every state some prefix of them
+//   would leave (each may have happened or not, in order; an acknowledged
+//   one must have). After reconnecting, the client reads back every key
+//   (audit()) and settle_audit() accepts only one of those states: an
+//   acknowledged write missing, or a value nothing explains, is an error.
 // - Plain values on one thread.
 //
 //   KvModel model(3, world);
@@ -32,7 +38,7 @@ class SimWorld;
 namespace duet::kv::sim {
 
 struct ModelCommand {
-  enum class Kind : std::uint8_t { get, set, set_px, del, incr, append, exists, publish };
+  enum class Kind : std::uint8_t { get, set, set_px, del, incr, append, exists, publish, rewrite, audit };
   Kind kind = Kind::get;
   std::string key;
   std::string value;
@@ -49,7 +55,10 @@ class KvModel {
   // by replied_ms (virtual wall-clock ms); "" when correct, else what is wrong.
   [[nodiscard]] std::string settle(const ModelCommand& cmd, const std::string& reply, std::int64_t sent_ms,
                                    std::int64_t replied_ms);
-  [[nodiscard]] std::uint64_t published() const noexcept { return published_; }
+  void lose(const std::vector<ModelCommand>& unanswered, std::int64_t sent_ms, std::int64_t lost_ms);
+  [[nodiscard]] std::vector<ModelCommand> audit() const;
+  [[nodiscard]] std::string settle_audit(const ModelCommand& cmd, const std::string& reply, std::int64_t sent_ms,
+                                         std::int64_t replied_ms);
 
  private:
   struct Key {
@@ -63,13 +72,18 @@ class KvModel {
 
   [[nodiscard]] Presence presence(const Key& k, std::int64_t sent_ms, std::int64_t replied_ms) const noexcept;
   [[nodiscard]] std::string value_for(std::size_t round);
+  [[nodiscard]] std::vector<Key> after(const Key& k, const ModelCommand& cmd, std::int64_t sent_ms,
+                                       std::int64_t lost_ms) const;
+  [[nodiscard]] std::string audit_counter(const ModelCommand& cmd, const std::string& reply);
 
   int client_;
   SimWorld& world_;
   std::map<std::string, Key> keys_;
   std::map<std::string, std::int64_t> counters_;
+  // Unknown outcomes since a lost connection, until the audit settles them.
+  std::map<std::string, std::vector<Key>> maybe_keys_;
+  std::map<std::string, std::vector<std::int64_t>> maybe_counters_;
   std::uint64_t rounds_ = 0;
-  std::uint64_t published_ = 0;
 };
 
 // RESP encoders of the replies the model compares with.

@@ -34,10 +34,12 @@ std::int64_t header_number(std::string_view b, std::size_t at, std::size_t end, 
   return n;
 }
 
-// Reads replies into `buffer` until it holds `count` of them; their ends in `ends`.
+// Reads replies into `buffer` until it holds `count` of them; their ends in
+// `ends` (as many as arrived whole, also when the connection is lost).
 Task<std::string> read_replies(TcpStream& conn, std::string& buffer, std::size_t count,
-                               std::vector<std::size_t>& ends) {
+                               std::vector<std::size_t>& ends, bool& lost) {
   ends.clear();
+  lost = false;
   std::size_t at = 0;
   char chunk[16 * 1024];
   while (ends.size() < count) {
@@ -49,51 +51,81 @@ Task<std::string> read_replies(TcpStream& conn, std::string& buffer, std::size_t
       continue;
     }
     auto got = co_await conn.recv(std::span<char>(chunk, sizeof chunk));
-    if (!got) co_return "connection lost: " + got.error().message();
+    if (!got || *got == 0) {
+      lost = true;
+      co_return "connection lost: " + (got ? std::string("end of file") : got.error().message());
+    }
     buffer.append(chunk, *got);
   }
   co_return "";
 }
 
+void fail(SimRun& run, std::string problem) {
+  if (run.failure.empty()) run.failure = std::move(problem);
+}
+
+// One client for one generation: after a restart it first reads back its
+// keys (the audit), then sends its share. A crash ends it: the commands it
+// sent and saw no answer to are unknown to the model from then on.
 Task<void> client(EventLoop& loop, SimRun& run, int id, std::uint64_t requests) {
+  const std::string who = "client " + std::to_string(id);
   auto conn = co_await TcpStream::connect(loop, run.server);
   if (!conn) {
-    if (run.failure.empty()) run.failure = "client " + std::to_string(id) + " cannot connect: " + conn.error().message();
+    if (!run.crashed) fail(run, who + " cannot connect: " + conn.error().message());
     co_return;
   }
-  KvModel model(id, run.world);
+  KvModel& model = *run.models[static_cast<std::size_t>(id)];
   std::string buffer;
   std::vector<ModelCommand> batch;
   std::vector<std::size_t> ends;
   std::uint64_t sent = 0;
-  while (sent < requests && run.failure.empty()) {
-    const std::uint64_t size = std::min<std::uint64_t>(requests - sent, 1 + run.world.below(run.max_pipeline));
+  bool audit = run.generation > 0;
+  while ((audit || sent < requests) && run.failure.empty()) {
     batch.clear();
-    std::string out;
-    for (std::uint64_t i = 0; i < size; ++i) {
-      batch.push_back(model.next(run.channel));
-      out += batch.back().bytes;
+    if (audit) {
+      batch = model.audit();
+    } else {
+      const std::uint64_t size = std::min<std::uint64_t>(requests - sent, 1 + run.world.below(run.max_pipeline));
+      for (std::uint64_t i = 0; i < size; ++i) batch.push_back(model.next(run.channel));
+      sent += size;
+      run.sent += size;
     }
+    std::string out;
+    for (const ModelCommand& c : batch) out += c.bytes;
     const std::int64_t sent_ms = wall_ms();
     auto wrote = co_await conn->send_all(std::span<const char>(out));
-    if (!wrote) {
-      if (run.failure.empty()) run.failure = "client " + std::to_string(id) + " send: " + wrote.error().message();
+    buffer.clear();
+    ends.clear();
+    bool lost = !wrote;
+    std::string problem = lost ? who + " send: " + wrote.error().message() : "";
+    if (!lost) problem = co_await read_replies(*conn, buffer, batch.size(), ends, lost);
+    const std::int64_t replied_ms = wall_ms();
+    if (!lost && !problem.empty()) co_return fail(run, who + ": " + problem);
+    for (std::size_t i = 0; i < ends.size(); ++i) {  // every whole reply is an answer, also before a loss
+      const std::size_t begin = i == 0 ? 0 : ends[i - 1];
+      if (std::string bad = model.settle(batch[i], buffer.substr(begin, ends[i] - begin), sent_ms, replied_ms);
+          !bad.empty()) {
+        co_return fail(run, bad);
+      }
+      if (audit) {
+        ++run.audited;
+      } else {
+        ++run.replies_checked;
+        ++run.checked;
+        if (batch[i].kind == ModelCommand::Kind::publish) ++run.published;
+      }
+    }
+    if (lost) {
+      if (!run.crashed) co_return fail(run, who + ": " + problem);
+      const std::vector<ModelCommand> unanswered(batch.begin() + static_cast<std::ptrdiff_t>(ends.size()), batch.end());
+      model.lose(unanswered, sent_ms, replied_ms);
+      if (!audit) run.unknown += unanswered.size();
       co_return;
     }
-    sent += size;
-    buffer.clear();
-    std::string problem = co_await read_replies(*conn, buffer, batch.size(), ends);
-    const std::int64_t replied_ms = wall_ms();
-    for (std::size_t i = 0; problem.empty() && i < batch.size(); ++i) {
-      const std::size_t begin = i == 0 ? 0 : ends[i - 1];
-      problem = model.settle(batch[i], buffer.substr(begin, ends[i] - begin), sent_ms, replied_ms);
-      ++run.replies_checked;
-    }
-    if (!problem.empty() && run.failure.empty()) run.failure = problem;
+    audit = false;
     // Think time now and then, so that expiry and the server's cron interleave.
     if (run.world.below(16) == 0) co_await sleep_for(loop, std::chrono::milliseconds(run.world.below(50)));
   }
-  run.published += model.published();
 }
 
 // Messages arrive as *3 message <channel> <payload>; payload "m<client>.<round>"
@@ -127,7 +159,8 @@ Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
   (void)co_await conn->send_all(std::span<const char>(cmd));
   std::string buffer;
   std::vector<std::size_t> ends;
-  std::string problem = co_await read_replies(*conn, buffer, 1, ends);
+  bool lost = false;
+  std::string problem = co_await read_replies(*conn, buffer, 1, ends, lost);
   const std::string want = "*3\r\n$9\r\nsubscribe\r\n" + resp_bulk(run.channel) + ":1\r\n";
   if (problem.empty() && buffer != want) problem = "subscriber: SUBSCRIBE replied " + buffer;
   subscribed.set();
@@ -136,6 +169,7 @@ Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
   std::chrono::steady_clock::time_point give_up = std::chrono::steady_clock::time_point::max();
   char chunk[16 * 1024];
   while (problem.empty() && run.failure.empty()) {
+    if (run.crashed) break;  // what it had not delivered died with it
     if (run.clients_done && run.delivered >= run.published) break;
     if (run.clients_done && give_up == std::chrono::steady_clock::time_point::max()) give_up = now() + std::chrono::seconds(5);
     if (now() >= give_up) {
@@ -156,8 +190,8 @@ Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
     if (got) {
       buffer.append(chunk, *got);
     } else if (got.error() != std::errc::timed_out) {
-      if (!run.stop_requested) problem = "subscriber: connection lost: " + got.error().message();
-      break;  // the server stopping closes it
+      if (!run.stop_requested && !run.crashed) problem = "subscriber: connection lost: " + got.error().message();
+      break;  // the server stopping (or dying) closes it
     }
   }
   if (!problem.empty() && run.failure.empty()) run.failure = problem;
@@ -239,28 +273,67 @@ std::size_t reply_length(std::string_view b, std::size_t at) {
   }
 }
 
+namespace {
+
+// Kills the process at a seeded point of the generation: after a quarter to
+// three quarters of its replies, in the middle of whatever is in flight.
+Task<void> crasher(EventLoop& loop, SimRun& run, std::function<void()> stop) {
+  const std::uint64_t at = run.to_send / 4 + run.world.below(run.to_send / 2 + 1);
+  while (run.checked < at && !run.clients_done && run.failure.empty()) {
+    co_await sleep_for(loop, std::chrono::microseconds(100 + run.world.below(3000)));
+  }
+  run.crashed = true;
+  ++run.crashes;
+  run.world.crash(run.world.chance(0.5));
+  run.stop_requested = true;
+  stop();  // the dead process's code is wound down; nothing it does reaches the disk
+}
+
+}  // namespace
+
+SimRun::SimRun(SimWorld& w, const SocketAddress& address, int client_count)
+    : world(w), server(address), clients(client_count) {
+  for (int id = 0; id < clients; ++id) models.push_back(std::make_unique<KvModel>(id, world));
+}
+
+SimRun::~SimRun() = default;
+
+void SimRun::begin_generation(int index, std::uint64_t requests, bool crash_at_end, bool only_audit) {
+  generation = index;
+  to_send = requests;
+  crash = crash_at_end;
+  audit_only = only_audit;
+  crashed = false;
+  sent = checked = published = delivered = 0;
+  clients_done = stop_requested = server_stopped = finished = false;
+}
+
 Task<void> drive(EventLoop& loop, SimRun& run, std::function<void()> stop) {
   {
     TaskScope scope;
     Event subscribed(loop);
     scope.spawn(subscriber(loop, run, subscribed));
     (void)co_await subscribed.wait();
-    scope.spawn(slow_reader(loop, run));
+    const bool clean_stop = !run.crash && !run.audit_only;
+    if (clean_stop) scope.spawn(slow_reader(loop, run));
+    if (run.crash) scope.spawn(crasher(loop, run, stop));
     {
       TaskScope clients;
-      const auto share = run.requests / static_cast<std::uint64_t>(run.clients);
+      const auto n = static_cast<std::uint64_t>(run.clients);
       for (int id = 0; id < run.clients; ++id) {
-        const std::uint64_t extra = static_cast<std::uint64_t>(id) < run.requests % run.clients ? 1 : 0;
-        clients.spawn(client(loop, run, id, share + extra));
+        const std::uint64_t extra = static_cast<std::uint64_t>(id) < run.to_send % n ? 1 : 0;
+        clients.spawn(client(loop, run, id, run.to_send / n + extra));
       }
       co_await clients.join();
     }
     run.clients_done = true;
-    while (run.delivered < run.published && run.failure.empty() && !run.server_stopped) {
+    while (clean_stop && run.delivered < run.published && run.failure.empty() && !run.server_stopped) {
       co_await sleep_for(loop, std::chrono::milliseconds(10));  // the subscriber's last messages
     }
-    run.stop_requested = true;
-    stop();
+    if (!run.crash) {
+      run.stop_requested = true;
+      stop();
+    }
     co_await scope.join();
   }
   run.finished = true;

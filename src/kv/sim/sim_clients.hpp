@@ -2,18 +2,26 @@
 // the real server's real drivers, every reply checked against KvModel.
 //
 // Contract
-// - drive(loop, run, stop) runs on the server's own loop (the simulation is
-//   one thread): one subscriber on run.channel, then run.clients clients,
-//   each sending pipelines of 1..run.max_pipeline commands until it has sent
-//   its share of run.requests; each reply is checked as it arrives. Then the
-//   subscriber must have every message a PUBLISH was acknowledged for, in
-//   each publisher's order. Beside them a slow reader pipelines big GETs and
-//   reads them a little at a time, and is still reading when drive calls
-//   stop(): the server must then stop within 30 s of virtual time although
-//   that client stops reading (its sends are cancelled). The first failure
-//   is kept in run.failure and ends the run early. Whoever runs the loop
-//   after the server stopped sets run.server_stopped and turns the loop
-//   until run.finished.
+// - A run is a series of generations, one server process each (the caller
+//   makes a new ServerRuntime over the same SimWorld for each, after
+//   begin_generation). drive(loop, run, stop) runs one, on the server's own
+//   loop (the simulation is one thread): one subscriber on run.channel, then
+//   run.clients clients, each sending pipelines of 1..run.max_pipeline
+//   commands until it has sent its share of the generation's requests; each
+//   reply is checked as it arrives. After a restart every client first reads
+//   back all its keys (KvModel::audit). A generation either
+//   - ends in a crash (run.crash): at a seeded point the process dies
+//     (SimWorld::crash, a torn tail or not); what the clients sent and saw no
+//     answer to becomes unknown to their models, and the requests they had
+//     not sent move to the next generation; or
+//   - ends in a clean stop: the subscriber must have every message a PUBLISH
+//     was acknowledged for, in each publisher's order, and a slow reader
+//     still reading big GETs when drive calls stop() must not hold the stop
+//     up (within 30 s of virtual time; its sends are cancelled); or
+//   - only audits (run.audit_only): the last one, after the clean stop.
+//   The first failure is kept in run.failure and ends the run early. Whoever
+//   runs the loop after the server stopped sets run.server_stopped and turns
+//   the loop until run.finished.
 // - reply_length(bytes) frames one RESP2 reply: its length, 0 if incomplete,
 //   npos if malformed.
 #pragma once
@@ -23,6 +31,8 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <memory>
+#include <vector>
 
 #include "io/event_loop.hpp"
 #include "io/sim_world.hpp"
@@ -31,19 +41,41 @@
 
 namespace duet::kv::sim {
 
+class KvModel;
+
 struct SimRun {
-  SimRun(SimWorld& w, const SocketAddress& address) : world(w), server(address) {}
+  SimRun(SimWorld& w, const SocketAddress& address, int client_count);
+  ~SimRun();
+  SimRun(const SimRun&) = delete;
+  SimRun& operator=(const SimRun&) = delete;
+  SimRun(SimRun&&) = delete;
+  SimRun& operator=(SimRun&&) = delete;
+
+  // Starts generation `index` with `requests` to send; crash: it ends in one.
+  void begin_generation(int index, std::uint64_t requests, bool crash_at_end, bool only_audit);
+
   SimWorld& world;
   SocketAddress server;
-  std::uint64_t requests = 10000;
-  int clients = 8;
+  int clients;
   int max_pipeline = 8;
   std::string channel = "sim:events";
-  // Outcome.
-  std::string failure;
-  std::uint64_t replies_checked = 0;
+  std::vector<std::unique_ptr<KvModel>> models;  // one per client, across generations
+  // This generation.
+  int generation = 0;
+  std::uint64_t to_send = 0;
+  bool crash = false;
+  bool audit_only = false;
+  bool crashed = false;
+  std::uint64_t sent = 0;
+  std::uint64_t checked = 0;
   std::uint64_t published = 0;
   std::uint64_t delivered = 0;
+  // Outcome, over all generations.
+  std::string failure;
+  std::uint64_t replies_checked = 0;
+  std::uint64_t unknown = 0;  // sent, answer lost to a crash
+  std::uint64_t audited = 0;
+  std::uint64_t crashes = 0;
   bool clients_done = false;
   bool stop_requested = false;  // drive asked the server to stop
   bool server_stopped = false;  // the driver's loop is past its server (ServerRuntime::on_stopped)

@@ -3,7 +3,14 @@
 // seeded clients whose every reply is checked against a model.
 //
 //   duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful]
-//               [--clients C] [--pipeline P] [--defect NAME]
+//               [--clients C] [--pipeline P] [--crashes K] [--defect NAME]
+//
+// The server logs every write to its append-only file (appendfsync always,
+// on the simulated disk) and the run is K + 2 server processes over one
+// world: K die at a seeded point (kill -9: what was not fsynced is lost, the
+// last write maybe torn), one stops cleanly, and each next one loads the
+// file, after which every client reads its keys back: an acknowledged write
+// missing, or a value no sent command explains, fails the run.
 //
 // Ends with one line: "seed S requests N trace HASH ok" (exit 0), or
 // "seed S requests N trace HASH FAIL replay: <command>" after the reason
@@ -37,12 +44,13 @@ struct Flags {
   std::string voice = "stackless";
   std::uint64_t clients = 8;
   std::uint64_t pipeline = 8;
+  std::uint64_t crashes = 2;
   std::string defect;  // test-only: a fixed defect put back (SimOptions::defects)
 };
 
 constexpr std::string_view usage =
     "usage: duet-kv-sim --seed S --requests N [--threads T] [--voice stackless|stackful] [--clients C] "
-    "[--pipeline P] [--defect NAME]\n";
+    "[--pipeline P] [--crashes K] [--defect NAME]\n";
 
 bool parse_u64(std::string_view text, std::uint64_t& out, std::uint64_t lo, std::uint64_t hi) {
   const auto r = std::from_chars(text.data(), text.data() + text.size(), out);
@@ -73,6 +81,8 @@ std::optional<Flags> parse(int argc, char** argv, std::string& error) {
       ok = parse_u64(v, f.clients, 1, 1000);
     } else if (flag == "--pipeline") {
       ok = parse_u64(v, f.pipeline, 1, 1000);
+    } else if (flag == "--crashes") {
+      ok = parse_u64(v, f.crashes, 0, 100);
     } else if (flag == "--defect") {
       f.defect = v;
     } else {
@@ -95,7 +105,7 @@ struct Report {
 std::string replay(const Flags& f) {
   return "duet-kv-sim --seed " + std::to_string(f.seed) + " --requests " + std::to_string(f.requests) +
          " --threads " + std::to_string(f.threads) + " --voice " + f.voice + " --clients " + std::to_string(f.clients) +
-         " --pipeline " + std::to_string(f.pipeline) + (f.defect.empty() ? "" : " --defect " + f.defect);
+         " --pipeline " + std::to_string(f.pipeline) + " --crashes " + std::to_string(f.crashes) + (f.defect.empty() ? "" : " --defect " + f.defect);
 }
 
 void print_result(const Flags& f, const SimWorld& world, const std::string& failure) {
@@ -110,6 +120,32 @@ void on_deadlock(SimWorld& world, void* context) {
   const auto* report = static_cast<const Report*>(context);
   print_result(*report->flags, world, "deadlock: every operation waits for something that cannot happen");
   std::_Exit(1);
+}
+
+// One server process over the world: the real driver of the chosen voice,
+// on Backend::sim, with the clients on its loop. "" or what went wrong.
+std::string run_server(const Flags& flags, kv::sim::SimRun& run) {
+  const std::string threads = std::to_string(flags.threads);
+  const char* server_argv[] = {"duet-kv-sim", "--port", "6379", "--backend", "sim", "--loglevel", "warning",
+                               "--threads", threads.c_str(), "--appendonly", "yes", "--appendfsync", "always",
+                               "--dir", "/data"};
+  std::string error;
+  auto options = kv::parse_server_options(static_cast<int>(std::size(server_argv)), server_argv, error);
+  if (!options) return "server options: " + error;
+  try {
+    kv::ServerRuntime rt(std::move(*options));
+    TaskScope harness;  // the clients, on the driver's own loop
+    rt.set_on_listening([&] { harness.spawn(kv::sim::drive(*EventLoop::current(), run, [&rt] { rt.request_stop(); })); });
+    rt.set_on_stopped([&] {  // the driver's loop is still alive: let the clients finish on it
+      run.server_stopped = true;
+      while (!run.finished) EventLoop::current()->run_once(EventLoop::forever);
+    });
+    const int status = flags.voice == "stackful" ? kv::run_stackful_driver(rt) : kv::run_stackless_driver(rt);
+    if (status != 0) return "the server exited with status " + std::to_string(status);
+  } catch (const std::exception& e) {
+    return std::string("the server threw: ") + e.what();
+  }
+  return "";
 }
 
 }  // namespace
@@ -139,39 +175,31 @@ int main(int argc, char** argv) {
   SimWorld& world = *made;
   Report report{&*flags, &world};
   world.set_deadlock_handler(on_deadlock, &report);
-  const std::string threads = std::to_string(flags->threads);
-  const char* server_argv[] = {"duet-kv-sim", "--port", "6379", "--backend", "sim", "--loglevel", "warning",
-                               "--threads", threads.c_str()};
-  auto options = kv::parse_server_options(static_cast<int>(std::size(server_argv)), server_argv, error);
-  if (!options) {
-    std::fprintf(stderr, "duet-kv-sim: %s\n", error.c_str());
-    return 2;
-  }
-  kv::sim::SimRun run(world, SocketAddress::parse("127.0.0.1", 6379).value());
-  run.requests = flags->requests;
-  run.clients = static_cast<int>(flags->clients);
+  kv::sim::SimRun run(world, SocketAddress::parse("127.0.0.1", 6379).value(), static_cast<int>(flags->clients));
   run.max_pipeline = static_cast<int>(flags->pipeline);
   std::string failure;
-  try {
-    kv::ServerRuntime rt(std::move(*options));
-    TaskScope harness;  // the clients, on the driver's own loop
-    rt.set_on_listening([&] { harness.spawn(kv::sim::drive(*EventLoop::current(), run, [&rt] { rt.request_stop(); })); });
-    rt.set_on_stopped([&] {  // the driver's loop is still alive: let the clients finish on it
-      run.server_stopped = true;
-      while (!run.finished) EventLoop::current()->run_once(EventLoop::forever);
-    });
-    const int status = flags->voice == "stackful" ? kv::run_stackful_driver(rt) : kv::run_stackless_driver(rt);
-    if (status != 0) failure = "the server exited with status " + std::to_string(status);
-  } catch (const std::exception& e) {
-    failure = std::string("the server threw: ") + e.what();
+  // Generations 0..crashes-1 die, the next stops cleanly, the last only audits.
+  const auto workloads = static_cast<int>(flags->crashes) + 1;
+  std::uint64_t remaining = flags->requests;
+  for (int gen = 0; gen <= workloads && failure.empty(); ++gen) {
+    if (gen > 0) world.restart();
+    const std::uint64_t share = gen == workloads ? 0 : remaining / static_cast<std::uint64_t>(workloads - gen);
+    run.begin_generation(gen, share, gen + 1 < workloads, gen == workloads);
+    failure = run_server(*flags, run);
+    remaining -= run.sent;
+    if (failure.empty()) failure = run.failure;
   }
-  if (failure.empty()) failure = run.failure;
   if (failure.empty() && world.open_sockets() != 0) {
     failure = std::to_string(world.open_sockets()) + " simulated socket(s) left open after the server stopped (a leak)";
   }
-  if (failure.empty() && run.replies_checked != flags->requests) {
-    failure = "only " + std::to_string(run.replies_checked) + " replies were checked";
+  if (failure.empty() && run.replies_checked + run.unknown != flags->requests) {
+    failure = "only " + std::to_string(run.replies_checked) + " replies were checked and " +
+              std::to_string(run.unknown) + " lost to crashes";
   }
+  std::printf("processes %d crashes %llu replies checked %llu lost to crashes %llu keys read back %llu\n",
+              run.generation + 1, static_cast<unsigned long long>(run.crashes),
+              static_cast<unsigned long long>(run.replies_checked), static_cast<unsigned long long>(run.unknown),
+              static_cast<unsigned long long>(run.audited));
   print_result(*flags, world, failure);
   return failure.empty() ? 0 : 1;
 }
