@@ -153,6 +153,10 @@ class SimWorld {
   bool run_due_work();
   [[nodiscard]] std::optional<Clock::time_point> next_work() const noexcept;
   [[nodiscard]] bool work_pending() const noexcept { return !work_.empty(); }
+  // A test's control connection (fd: either end, connected): no fault is
+  // injected on it (SimOptions::reset), though a crash still resets it.
+  // 0, or -EBADF / -ENOTCONN.
+  int spare_from_faults(int fd);
   // Simulated sockets open now (a leak check once every owner is gone).
   [[nodiscard]] std::size_t open_sockets() const noexcept;
 

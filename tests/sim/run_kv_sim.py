@@ -5,8 +5,10 @@
 
 - every seed 1..N passes in both voices (each line ends "ok", exit 0);
 - one seed run twice gives the same final line (trace hash included);
-- with --defect send_all_stop some seed in 1..300 fails (exit 1, a replay
-  command on its line), and that seed passes without the defect;
+- with --defect send_all_stop (500 requests) and --defect aof_rewrite_loss
+  (2000 requests, so that BGREWRITEAOF meets writes and a restart reads them
+  back) some seed in 1..300 fails (exit 1, a replay command on its line), and
+  that seed passes without the defect;
 - bad flags exit 2 with a message.
 Prints what it found; exits non-zero on the first broken promise.
 """
@@ -35,22 +37,23 @@ def main():
             sys.exit(f"seed 42 ({voice}) is not deterministic:\n{first}\n{again}")
         print(f"{voice}: seeds 1..{seeds} ok, seed 42 twice: {first}")
 
-    for seed in range(1, 301):
-        code, last, out = run(exe, "--seed", str(seed), "--requests", "500", "--defect", "send_all_stop")
-        if code == 0:
-            continue
-        if "FAIL replay: duet-kv-sim --seed" not in last or "--defect send_all_stop" not in last:
-            sys.exit(f"a failure without its replay line:\n{out}")
-        code, last, out = run(exe, "--seed", str(seed), "--requests", "500")
-        if code != 0:
-            sys.exit(f"seed {seed} fails without the defect too:\n{out}")
-        print(f"send_all_stop found at seed {seed} (500 requests); main passes that seed")
-        break
-    else:
-        sys.exit("send_all_stop was not found in seeds 1..300")
+    for defect, count in (("send_all_stop", "500"), ("aof_rewrite_loss", "2000")):
+        for seed in range(1, 301):
+            code, last, out = run(exe, "--seed", str(seed), "--requests", count, "--defect", defect)
+            if code == 0:
+                continue
+            if "FAIL replay: duet-kv-sim --seed" not in last or f"--defect {defect}" not in last:
+                sys.exit(f"a failure without its replay line:\n{out}")
+            code, last, out = run(exe, "--seed", str(seed), "--requests", count)
+            if code != 0:
+                sys.exit(f"seed {seed} fails without the defect too:\n{out}")
+            print(f"{defect} found at seed {seed} ({count} requests); main passes that seed")
+            break
+        else:
+            sys.exit(f"{defect} was not found in seeds 1..300")
 
     for bad in (["--seed", "x"], ["--requests", "0"], ["--voice", "both"], ["--threads", "0"], ["--defect", "nope"],
-                ["--seed"]):
+                ["--crashes", "-1"], ["--seed"]):
         code, _, out = run(exe, *bad)
         if code != 2 or "duet-kv-sim:" not in out:
             sys.exit(f"{bad} should exit 2 with a message, got {code}:\n{out}")

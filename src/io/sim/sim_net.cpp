@@ -192,7 +192,15 @@ std::size_t SimNet::split(std::size_t most) noexcept {
 }
 
 void SimNet::maybe_reset(SimSocket& s) noexcept {
-  if (s.conn && !s.conn->reset && world_.chance(world_.options().reset)) s.conn->reset = true;
+  if (s.conn && !s.conn->reset && !s.conn->spared && world_.chance(world_.options().reset)) s.conn->reset = true;
+}
+
+int SimNet::spare(int fd) {
+  SimSocket* s = find(fd);
+  if (s == nullptr) return -EBADF;
+  if (!s->conn) return -ENOTCONN;
+  s->conn->spared = true;
+  return 0;
 }
 
 int SimNet::recv(int fd, void* buf, std::size_t len) {

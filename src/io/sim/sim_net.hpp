@@ -65,6 +65,7 @@ struct SimPipe {
 struct SimConnection {
   SimPipe pipe[2];  // pipe[s]: from side s to side 1 - s
   bool reset = false;
+  bool spared = false;  // no faults injected (SimWorld::spare_from_faults)
   bool closed[2] = {false, false};
 };
 
@@ -115,6 +116,7 @@ class SimNet {
   int local_address(int fd, SocketAddress& out);
   int peer_address(int fd, SocketAddress& out);
   void reset_all();  // SimWorld::crash
+  int spare(int fd);  // SimWorld::spare_from_faults
 
   // Ops (SimPoller): >= 0, -errno or blocked.
   int recv(int fd, void* buf, std::size_t len);

@@ -143,6 +143,8 @@ std::optional<SimWorld::Clock::time_point> SimWorld::next_work() const noexcept 
   return next;
 }
 
+int SimWorld::spare_from_faults(int fd) { return net_->spare(fd); }
+
 std::size_t SimWorld::open_sockets() const noexcept { return net_->open_sockets(); }
 
 SimWorld::Clock::duration SimWorld::elapsed() const noexcept { return now_ - start_; }

@@ -78,7 +78,7 @@ ModelCommand KvModel::next(const std::string& channel) {
     c.bytes = resp_command({"APPEND", key, c.value});
   } else if (roll < 95) {
     c = {ModelCommand::Kind::exists, key, {}, 0, resp_command({"EXISTS", key})};
-  } else if (roll == 95 && world_.below(8) == 0) {  // a rewrite now and then, amid the writes
+  } else if (roll == 95 && world_.below(2) == 0) {  // a rewrite now and then, amid the writes
     c = {ModelCommand::Kind::rewrite, {}, {}, 0, resp_command({"BGREWRITEAOF"})};
   } else {
     c.kind = ModelCommand::Kind::publish;

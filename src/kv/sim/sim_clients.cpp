@@ -65,22 +65,28 @@ void fail(SimRun& run, std::string problem) {
 }
 
 // One client for one generation: after a restart it first reads back its
-// keys (the audit), then sends its share. A crash ends it: the commands it
-// sent and saw no answer to are unknown to the model from then on.
+// keys (the audit), then sends its share. A lost connection leaves the
+// commands it sent and saw no answer to unknown to the model: after a crash
+// the client ends; after a reset (SimOptions::reset) it waits for the
+// server to have dropped the old connection, reconnects and audits again.
 Task<void> client(EventLoop& loop, SimRun& run, int id, std::uint64_t requests) {
   const std::string who = "client " + std::to_string(id);
-  auto conn = co_await TcpStream::connect(loop, run.server);
-  if (!conn) {
-    if (!run.crashed) fail(run, who + " cannot connect: " + conn.error().message());
-    co_return;
-  }
   KvModel& model = *run.models[static_cast<std::size_t>(id)];
+  std::optional<TcpStream> conn;
   std::string buffer;
   std::vector<ModelCommand> batch;
   std::vector<std::size_t> ends;
   std::uint64_t sent = 0;
   bool audit = run.generation > 0;
-  while ((audit || sent < requests) && run.failure.empty()) {
+  while ((audit || sent < requests) && run.failure.empty() && !run.crashed) {
+    if (!conn) {
+      auto made = co_await TcpStream::connect(loop, run.server);
+      if (!made) {
+        if (!run.crashed) fail(run, who + " cannot connect: " + made.error().message());
+        co_return;
+      }
+      conn.emplace(std::move(*made));
+    }
     batch.clear();
     if (audit) {
       batch = model.audit();
@@ -115,16 +121,22 @@ Task<void> client(EventLoop& loop, SimRun& run, int id, std::uint64_t requests) 
         if (batch[i].kind == ModelCommand::Kind::publish) ++run.published;
       }
     }
-    if (lost) {
-      if (!run.crashed) co_return fail(run, who + ": " + problem);
-      const std::vector<ModelCommand> unanswered(batch.begin() + static_cast<std::ptrdiff_t>(ends.size()), batch.end());
-      model.lose(unanswered, sent_ms, replied_ms);
-      if (!audit) run.unknown += unanswered.size();
-      co_return;
+    if (!lost) {
+      audit = false;
+      // Think time now and then, so that expiry and the server's cron interleave.
+      if (run.world.below(16) == 0) co_await sleep_for(loop, std::chrono::milliseconds(run.world.below(50)));
+      continue;
     }
-    audit = false;
-    // Think time now and then, so that expiry and the server's cron interleave.
-    if (run.world.below(16) == 0) co_await sleep_for(loop, std::chrono::milliseconds(run.world.below(50)));
+    const std::vector<ModelCommand> unanswered(batch.begin() + static_cast<std::ptrdiff_t>(ends.size()), batch.end());
+    model.lose(unanswered, sent_ms, replied_ms);
+    if (!audit) run.unknown += unanswered.size();
+    conn.reset();
+    if (run.crashed) co_return;
+    ++run.resets;
+    // The server runs what it read before it saw the reset: let it finish
+    // (and fsync) before the audit reads the outcome.
+    co_await sleep_for(loop, std::chrono::milliseconds(100));
+    audit = true;
   }
 }
 
@@ -155,6 +167,7 @@ Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
     subscribed.set();
     co_return;
   }
+  (void)run.world.spare_from_faults(conn->native_handle());  // what it checks needs every message
   const std::string cmd = resp_command({"SUBSCRIBE", run.channel});
   (void)co_await conn->send_all(std::span<const char>(cmd));
   std::string buffer;
@@ -207,6 +220,7 @@ Task<void> slow_reader(EventLoop& loop, SimRun& run) {
     if (run.failure.empty()) run.failure = "slow reader cannot connect";
     co_return;
   }
+  (void)run.world.spare_from_faults(conn->native_handle());  // a reset would end its test early
   const std::string key = "slow:big";
   std::string out = resp_command({"SET", key, std::string(64 * 1024, 'b')});
   for (int i = 0; i < 32; ++i) out += resp_command({"GET", key});

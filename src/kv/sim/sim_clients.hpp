@@ -76,6 +76,7 @@ struct SimRun {
   std::uint64_t unknown = 0;  // sent, answer lost to a crash
   std::uint64_t audited = 0;
   std::uint64_t crashes = 0;
+  std::uint64_t resets = 0;  // client connections reset (SimOptions::reset) and made again
   bool clients_done = false;
   bool stop_requested = false;  // drive asked the server to stop
   bool server_stopped = false;  // the driver's loop is past its server (ServerRuntime::on_stopped)

@@ -164,6 +164,7 @@ int main(int argc, char** argv) {
                  .max_latency = std::chrono::milliseconds(2),
                  .latency_quantum = std::chrono::milliseconds(1),
                  .late_wakeup = 0.1,
+                 .reset = 0.0001,  // now and then a client's connection is reset
                  .defects = flags->defect};
   std::optional<SimWorld> made;
   try {
@@ -194,10 +195,11 @@ int main(int argc, char** argv) {
   }
   if (failure.empty() && run.replies_checked + run.unknown != flags->requests) {
     failure = "only " + std::to_string(run.replies_checked) + " replies were checked and " +
-              std::to_string(run.unknown) + " lost to crashes";
+              std::to_string(run.unknown) + " lost to crashes and resets";
   }
-  std::printf("processes %d crashes %llu replies checked %llu lost to crashes %llu keys read back %llu\n",
+  std::printf("processes %d crashes %llu resets %llu replies checked %llu unknown %llu keys read back %llu\n",
               run.generation + 1, static_cast<unsigned long long>(run.crashes),
+              static_cast<unsigned long long>(run.resets),
               static_cast<unsigned long long>(run.replies_checked), static_cast<unsigned long long>(run.unknown),
               static_cast<unsigned long long>(run.audited));
   print_result(*flags, world, failure);
