@@ -16,6 +16,7 @@
 #include "io/file_ops.hpp"
 #include "io/sim/sim_fs.hpp"
 #include "io/sim/sim_net.hpp"
+#include "io/sim/sim_threads.hpp"
 
 namespace duet::detail {
 
@@ -32,10 +33,15 @@ bool file_kind(OpKind kind) noexcept {
 }
 }  // namespace
 
-SimPoller::SimPoller(const LoopOptions& options) : Poller(options), world_(world_for_thread(own_world_)) {}
+SimPoller::SimPoller(const LoopOptions& options) : Poller(options), world_(world_for_thread(own_world_)) {
+  world_->threads().add_inbox(this, [](const void* self) { return !static_cast<const SimPoller*>(self)->inbox_empty(); });
+}
+
+SimPoller::~SimPoller() { world_->threads().remove_inbox(this); }
 
 void SimPoller::submit(IoOp& op) noexcept {
   started(op);
+  submitted_ = true;
   op.ts_[0] = 0;
   op.ts_[1] = 0;
   if (op.timeout_.count() > 0) op.expires_ = world_->now() + op.timeout_;
@@ -265,6 +271,7 @@ std::optional<Poller::Clock::time_point> SimPoller::next_event() noexcept {
 // seeded order, and the bytes as they moved: two runs agree only if the same
 // bytes went the same way at the same virtual times.
 std::size_t SimPoller::turn(Clock::time_point deadline) {
+  if (world_->threads().count() > 1) return shared_turn(deadline);
   bool progress = sweep();
   progress = world_->run_due_work() || progress;
   if (!progress && !skipped_ && !has_finished() && inbox_empty() && deadline > world_->now()) {
@@ -285,6 +292,45 @@ std::size_t SimPoller::turn(Clock::time_point deadline) {
   }
   drain_inbox();
   const std::size_t delivered = deliver();
+  world_->trace(static_cast<std::uint64_t>(world_->now().time_since_epoch().count()) ^ (delivered << 48));
+  for (std::size_t i = 0; i < delivered; ++i) world_->count_step();
+  return delivered;
+}
+
+}  // namespace duet::detail
+
+namespace duet::detail {
+
+// A turn while other threads share the world (a ShardSet's shards): the same
+// sweep, but the clock is the world's to move. A turn that found nothing to
+// do hands the baton on at the start of the next one, with the time it next
+// has something to do: in between, the loop's owner sees the idle turn (a
+// ShardSet counts its shard quiet there, which may end the set). A busy loop
+// hands it on now and then too (the seed decides), so that the shards
+// interleave at many points, not only where one waits.
+std::size_t SimPoller::shared_turn(Clock::time_point deadline) {
+  if (pass_due_) {
+    pass_due_ = false;
+    // Unless the owner gave the loop something between the turns (an op
+    // submitted, a result posted, a message queued): then this turn is busy.
+    if (!submitted_ && !has_finished() && inbox_empty()) world_->threads().pass(false, pass_next_);
+  }
+  submitted_ = false;
+  const bool swept = sweep();
+  const bool worked = world_->run_due_work();
+  const std::size_t drained = drain_inbox();
+  const std::size_t delivered = deliver();
+  const bool busy = swept || worked || drained > 0 || delivered > 0 || skipped_;
+  if (!busy || world_->chance(0.5)) {
+    std::optional<Clock::time_point> next = next_event();
+    if (deadline != EventLoop::forever && (!next || deadline < *next)) next = deadline;
+    if (busy) {
+      world_->threads().pass(true, next);
+    } else if (deadline > world_->now()) {
+      pass_due_ = true;
+      pass_next_ = next;
+    }
+  }
   world_->trace(static_cast<std::uint64_t>(world_->now().time_since_epoch().count()) ^ (delivered << 48));
   for (std::size_t i = 0; i < delivered; ++i) world_->count_step();
   return delivered;

@@ -47,6 +47,7 @@ namespace duet {
 namespace detail {
 class SimFs;
 class SimNet;
+class SimThreads;
 }
 
 struct SimOptions {
@@ -130,6 +131,12 @@ class SimWorld {
   }
   [[noreturn]] void deadlock() noexcept;
   [[nodiscard]] detail::SimNet& net() noexcept { return *net_; }
+  // Several threads under this world, one running at a time
+  // (detail/sim_threads: a ShardSet's shards under simulation).
+  [[nodiscard]] detail::SimThreads& threads() noexcept { return *threads_; }
+  // Makes this world the current one on the calling thread too (a thread
+  // the world runs, see threads()).
+  void install_on_this_thread() noexcept;
   [[nodiscard]] detail::SimFs& fs() noexcept { return *fs_; }
   // The simulated process dies, as under kill -9 or a power cut: the files
   // keep only what was fsynced (with torn_tail, a file that grew by appends
@@ -142,8 +149,8 @@ class SimWorld {
   void restart() noexcept;
   [[nodiscard]] bool crashed() const noexcept;
 
-  // Simulated work (what another thread would do): fn runs on this thread
-  // from a loop's turn, after a seeded delay of up to
+  // Simulated work (what another thread would do): fn runs on the posting
+  // thread from a loop's turn, after a seeded delay of up to
   // SimOptions::max_work_delay, in a seeded order among the work due at
   // once. key names it for cancel_work (null: not cancellable); true if it
   // had not started and never will.
@@ -152,7 +159,6 @@ class SimWorld {
   // For SimPoller: runs the work due now (true if any), and when the next is.
   bool run_due_work();
   [[nodiscard]] std::optional<Clock::time_point> next_work() const noexcept;
-  [[nodiscard]] bool work_pending() const noexcept { return !work_.empty(); }
   // A test's control connection (fd: either end, connected): no fault is
   // injected on it (SimOptions::reset), though a crash still resets it.
   // 0, or -EBADF / -ENOTCONN.
@@ -171,10 +177,12 @@ class SimWorld {
     Clock::time_point due;
     const void* key;
     std::function<void()> fn;
+    std::size_t thread;  // the simulated thread that posted it, and runs it
   };
   std::vector<Work> work_;  // in posting order
   std::unique_ptr<detail::SimNet> net_;
   std::unique_ptr<detail::SimFs> fs_;
+  std::unique_ptr<detail::SimThreads> threads_;
   DeadlockHandler on_deadlock_ = nullptr;
   void* deadlock_context_ = nullptr;
 };

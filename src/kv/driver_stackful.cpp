@@ -232,6 +232,7 @@ void run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i) {
   } else {
     while (!rt.feeds_stopped()) fiber::sleep_for(std::chrono::milliseconds(1));
     rt.stop_aof();
+    rt.serving_ended();
   }
 }
 

@@ -258,6 +258,7 @@ Task<void> run_shard(ServerRuntime& rt, kv::ShardRuntime& shards, std::size_t i)
   } else {
     while (!rt.feeds_stopped()) co_await sleep_for(loop, std::chrono::milliseconds(1));
     rt.stop_aof();
+    rt.serving_ended();
   }
 }
 

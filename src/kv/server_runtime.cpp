@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "io/clock.hpp"
 #include "io/sys.hpp"
@@ -181,7 +182,16 @@ void ServerRuntime::on_listening(const SocketAddress& local) {
   for (std::size_t i = 0; i < cluster_.size(); ++i) cluster_.shard(i).state().config().port = local.port();
   log_.write(LogLevel::notice, "duet-kv (" + describe() + ") listening on " + local.to_string());
   log_.write(LogLevel::notice, "Ready to accept connections tcp");
-  if (on_listening_hook_) on_listening_hook_();
+  if (!on_listening_hook_) return;
+  if (EventLoop::current() == nullptr) {
+    listening_hook_due_ = true;
+    return;
+  }
+  on_listening_hook_();
+}
+
+void ServerRuntime::serving_ended() {
+  if (auto hook = std::exchange(on_serving_ended_hook_, nullptr)) hook();
 }
 
 bool ServerRuntime::bind_unix_listener(const std::function<void(const SocketAddress&, const ListenOptions&)>& bind) {
@@ -250,6 +260,7 @@ std::chrono::milliseconds ServerRuntime::on_accept_error(std::error_code error, 
 }
 
 void ServerRuntime::start_sharded_aof(EventLoop& loop, std::function<void()> serve) {
+  if (std::exchange(listening_hook_due_, false)) on_listening_hook_();
   start_aof(loop);
   if (!aof_ || cluster_.size() < 2) return serve();
   feed_stopped_msgs_ = std::make_unique<FeedStopped[]>(cluster_.size());
@@ -303,6 +314,7 @@ std::chrono::milliseconds ServerRuntime::tick_interval(std::size_t shard) noexce
 }
 
 void ServerRuntime::on_stopped() {
+  serving_ended();
   if (on_stopped_hook_) on_stopped_hook_();
   int signo = g_stop_signal.load(std::memory_order_relaxed);
   std::string why = signo == SIGINT ? "SIGINT" : signo == SIGTERM ? "SIGTERM" : "SHUTDOWN";

@@ -96,8 +96,15 @@ class ServerRuntime {
   void bind_listener(const std::function<void(const SocketAddress&)>& bind);
   void on_listening(const SocketAddress& local);
   // Runs at the end of on_listening, on the driver's thread: how duet-kv-sim
-  // starts its simulated clients on the driver's own loop.
+  // starts its simulated clients on the driver's own loop. With several
+  // threads the listeners are bound before shard 0's loop runs: the hook
+  // then runs on shard 0, once its loop is up (start_sharded_aof).
   void set_on_listening(std::function<void()> hook) { on_listening_hook_ = std::move(hook); }
+  // Runs once every connection and listener is closed and the AOF is
+  // written (on shard 0, its loop still running; or first in on_stopped):
+  // how duet-kv-sim learns the server has stopped serving.
+  void set_on_serving_ended(std::function<void()> hook) { on_serving_ended_hook_ = std::move(hook); }
+  void serving_ended();
   // Runs first in on_stopped, while the driver's loop is still alive: there
   // duet-kv-sim lets its clients finish before the loop goes.
   void set_on_stopped(std::function<void()> hook) { on_stopped_hook_ = std::move(hook); }
@@ -155,6 +162,8 @@ class ServerRuntime {
   std::atomic<std::size_t> connections_{0};  // over every shard, for --maxclients
   std::atomic<bool> stop_{false};            // SHUTDOWN on any shard
   std::function<void()> on_listening_hook_;
+  bool listening_hook_due_ = false;  // on_listening ran before any loop: run the hook on shard 0
+  std::function<void()> on_serving_ended_hook_;
   std::function<void()> on_stopped_hook_;
   [[nodiscard]] std::string describe();
   void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);

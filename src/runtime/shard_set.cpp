@@ -41,6 +41,9 @@
 #include <system_error>
 #include <utility>
 
+#include "io/sim/sim_threads.hpp"
+#include "io/sim_world.hpp"
+
 namespace duet {
 
 namespace {
@@ -79,6 +82,11 @@ void Shard::report(std::exception_ptr error) noexcept { set_->record_error(std::
 
 ShardSet::ShardSet(ShardSetOptions options, ShardRunner& runner) : options_(std::move(options)), runner_(runner) {
   if (options_.shards == 0) throw std::invalid_argument("duet: a ShardSet needs at least one shard");
+  if (options_.backend == Backend::sim) {
+    sim_ = SimWorld::current();
+    if (sim_ == nullptr) throw std::logic_error("duet: a ShardSet on Backend::sim needs a SimWorld on this thread");
+    options_.cpus.clear();
+  }
   shards_.reserve(options_.shards);
   for (std::size_t i = 0; i < options_.shards; ++i) shards_.push_back(std::make_unique<Shard>(*this, i));
   start_threads(options_.calling_thread ? 1 : 0);
@@ -99,12 +107,29 @@ ShardSet::~ShardSet() {
 void ShardSet::start_threads(std::size_t first) {
   try {
     for (std::size_t i = first; i < size(); ++i) {
-      threads_.emplace_back([this, s = shards_[i].get()] { thread_main(*s); });
+      if (sim_ == nullptr) {
+        threads_.emplace_back([this, s = shards_[i].get()] { thread_main(*s); });
+        continue;
+      }
+      const std::size_t id = sim_->threads().add();  // named before it starts: the order is the program's
+      sim_ids_.push_back(id);
+      threads_.emplace_back([this, s = shards_[i].get(), id] {
+        sim_->threads().enter(id);
+        thread_main(*s);
+        sim_->threads().leave();
+      });
     }
   } catch (...) {
     record_error(std::current_exception());
   }
   std::unique_lock lock(mutex_);
+  if (sim_ != nullptr) {  // the threads run only when handed the baton: hand it on until they are up
+    while (attached_ < threads_.size()) {
+      lock.unlock();
+      sim_->threads().pass(false, std::nullopt);
+      lock.lock();
+    }
+  }
   cv_.wait(lock, [&] { return attached_ >= threads_.size(); });
   if (!error_) return;
   lock.unlock();
@@ -173,6 +198,9 @@ void ShardSet::join() {
   if (Shard* here = this_shard(); here != nullptr && &here->set() == this) {
     throw std::logic_error("duet: ShardSet::join called from one of its own shards");
   }
+  for (std::size_t id : sim_ids_) {  // under simulation they end only in turns of their own
+    while (sim_->threads().alive(id)) sim_->threads().pass(false, std::nullopt);
+  }
   for (std::thread& t : threads_) {
     if (t.joinable()) t.join();
   }
@@ -239,6 +267,7 @@ void ShardSet::try_finish() noexcept {
 
 void ShardSet::finish() noexcept {
   if (finished_.exchange(true, std::memory_order_acq_rel)) return;
+  if (sim_ != nullptr) sim_->threads().note_busy();  // the shards' loops end on their next turns
   std::lock_guard lock(mutex_);
   for (auto& shard : shards_) {
     if (shard->loop_ != nullptr) shard->loop_->wake();

@@ -27,6 +27,12 @@
 //   duet::ShardSet set({.shards = 4, .backend = duet::Backend::io_uring, .cpus = {0, 1, 2, 3}});
 //   set.shard(2).post([] { work(); });
 //   set.stop();                            // drains, joins, rethrows
+//
+// - Backend::sim: the calling thread must have a SimWorld (io/sim_world.hpp).
+//   The shards are still threads (so thread-locals and fiber schedulers work
+//   unchanged) but they run one at a time, taking turns where the world's
+//   seed says (detail/sim_threads.hpp): a set replays like a single loop.
+//   cpus are ignored.
 #pragma once
 
 #include <atomic>
@@ -46,6 +52,8 @@
 #include "runtime/shard_runner.hpp"
 
 namespace duet {
+
+class SimWorld;
 
 struct ShardSetOptions {
   std::size_t shards = 1;
@@ -101,6 +109,8 @@ class ShardSet {
   ShardRunner& runner_;
   std::vector<std::unique_ptr<Shard>> shards_;
   std::vector<std::thread> threads_;
+  SimWorld* sim_ = nullptr;            // Backend::sim: the world whose baton the threads share
+  std::vector<std::size_t> sim_ids_;   // each thread's number under it
   // The stop's termination count (shard_set.cpp): unrun messages to any
   // shard, plus one per stopping shard not yet enrolled or not quiet, once
   // every stopped shard has enrolled (unenrolled_ == 0). Until the stop only

@@ -16,8 +16,11 @@
 // waits a seeded delay); on a real descriptor they run inline, as on an
 // epoll loop. Socket ops on real descriptors fail with EOPNOTSUPP (they
 // would escape the seed).
-// The loop's thread only; other threads' messages (the inbox) still work but
-// are not part of the seeded order.
+// The loop's thread only. Loops on several threads under one world (a
+// ShardSet's shards) take turns (detail/sim_threads.hpp): each hands the
+// world's baton on where it would wait, and the world moves the clock once
+// none has anything to do; their messages to each other are then part of
+// the seeded order too.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +41,7 @@ class SimPoller final : public Poller {
   SimPoller& operator=(const SimPoller&) = delete;
   SimPoller(SimPoller&&) = delete;
   SimPoller& operator=(SimPoller&&) = delete;
-  ~SimPoller() override = default;
+  ~SimPoller() override;
 
   void submit(IoOp& op) noexcept override;
   void cancel(IoOp& op) noexcept override;
@@ -56,6 +59,7 @@ class SimPoller final : public Poller {
   int meet_cancel(IoOp& op) noexcept;
   int file_op(IoOp& op) noexcept;
   bool sweep() noexcept;
+  std::size_t shared_turn(Clock::time_point deadline);
   [[nodiscard]] std::optional<Clock::time_point> next_event() noexcept;
   void leave(IoOp& op) noexcept;
   void settle(IoOp& op, int res) noexcept;
@@ -65,6 +69,9 @@ class SimPoller final : public Poller {
   std::vector<IoOp*> waiting_;  // in flight, no result yet
   std::vector<IoOp*> order_;    // one sweep's seeded order
   bool skipped_ = false;        // a ready op waits a turn (late wake-up)
+  bool pass_due_ = false;       // shared: the last turn was idle, hand the baton on first
+  bool submitted_ = false;      // an op was submitted since the last turn began
+  std::optional<Clock::time_point> pass_next_;
 };
 
 }  // namespace duet::detail

@@ -11,6 +11,7 @@
 #include "io/clock.hpp"
 #include "io/sim/sim_fs.hpp"
 #include "io/sim/sim_net.hpp"
+#include "io/sim/sim_threads.hpp"
 
 namespace duet {
 
@@ -76,6 +77,11 @@ SimWorld::SimWorld(SimOptions options)
   for (std::uint64_t& word : rng_) word = splitmix64(x);
   net_ = std::make_unique<detail::SimNet>(*this);
   fs_ = std::make_unique<detail::SimFs>(*this);
+  threads_ = std::make_unique<detail::SimThreads>(*this);
+  install_on_this_thread();
+}
+
+void SimWorld::install_on_this_thread() noexcept {
   t_world = this;
   detail::t_virtual_now = &now_;
 }
@@ -102,7 +108,7 @@ bool SimWorld::crashed() const noexcept { return fs_->dead(); }
 void SimWorld::post_work(const void* key, std::function<void()> fn) {
   const auto most = static_cast<std::uint64_t>(options_.max_work_delay.count());
   const Clock::time_point due = now_ + std::chrono::nanoseconds(below(most + 1));
-  work_.push_back(Work{due, key, std::move(fn)});
+  work_.push_back(Work{due, key, std::move(fn), detail::SimThreads::current()});
 }
 
 bool SimWorld::cancel_work(const void* key) noexcept {
@@ -119,8 +125,9 @@ bool SimWorld::cancel_work(const void* key) noexcept {
 // The due items leave the list before any runs: work may post more work.
 bool SimWorld::run_due_work() {
   std::vector<Work> due;
+  const std::size_t here = detail::SimThreads::current();
   for (std::size_t i = 0; i < work_.size();) {
-    if (work_[i].due <= now_) {
+    if (work_[i].due <= now_ && work_[i].thread == here) {
       due.push_back(std::move(work_[i]));
       work_.erase(work_.begin() + static_cast<std::ptrdiff_t>(i));
     } else {
@@ -137,8 +144,9 @@ bool SimWorld::run_due_work() {
 
 std::optional<SimWorld::Clock::time_point> SimWorld::next_work() const noexcept {
   std::optional<Clock::time_point> next;
+  const std::size_t here = detail::SimThreads::current();
   for (const Work& w : work_) {
-    if (!next || w.due < *next) next = w.due;
+    if (w.thread == here && (!next || w.due < *next)) next = w.due;
   }
   return next;
 }

@@ -5,6 +5,9 @@
 //   use the low bits for the probe start and 7 high bits as a tag), seeded per
 //   process from an address (as abseil's own hash is), so the order keys land in
 //   differs between runs and is not something a client can aim at cheaply.
+//   set_key_hash_seed(s) fixes the seed instead (duet-kv-sim: a simulation
+//   must place and order keys the same way on every run); call it before the
+//   first key is hashed.
 // - Inline and short: a key is hashed on every lookup, and redis-benchmark's
 //   16-byte keys take two 8-byte loads and two multiplications (wyhash's mix).
 // - Pure; any thread.
@@ -23,6 +26,9 @@
 namespace duet::kv::detail {
 
 inline const char key_hash_anchor = 0;  // its address (ASLR) seeds the hash
+inline std::uint64_t key_hash_seed = reinterpret_cast<std::uintptr_t>(&key_hash_anchor);
+
+inline void set_key_hash_seed(std::uint64_t seed) noexcept { key_hash_seed = seed; }
 
 __extension__ using KeyHashWide = unsigned __int128;
 
@@ -42,7 +48,7 @@ inline std::uint64_t key_hash_load(const char* p, std::size_t n) noexcept {  // 
   constexpr std::uint64_t k1 = 0xe7037ed1a0b428dbull;
   const char* p = key.data();
   std::size_t n = key.size();
-  std::uint64_t seed = reinterpret_cast<std::uintptr_t>(&key_hash_anchor) ^ k0;
+  std::uint64_t seed = key_hash_seed ^ k0;
   std::uint64_t a = 0;
   std::uint64_t b = 0;
   if (n > 16) {
