@@ -306,8 +306,9 @@ namespace duet::detail {
 // do hands the baton on at the start of the next one, with the time it next
 // has something to do: in between, the loop's owner sees the idle turn (a
 // ShardSet counts its shard quiet there, which may end the set). A busy loop
-// hands it on now and then too (the seed decides), so that the shards
-// interleave at many points, not only where one waits.
+// hands it on now and then too (SimOptions::switch_after_busy, the seed
+// decides), so that the shards interleave at many points, not only where
+// one waits.
 std::size_t SimPoller::shared_turn(Clock::time_point deadline) {
   if (pass_due_) {
     pass_due_ = false;
@@ -321,7 +322,7 @@ std::size_t SimPoller::shared_turn(Clock::time_point deadline) {
   const std::size_t drained = drain_inbox();
   const std::size_t delivered = deliver();
   const bool busy = swept || worked || drained > 0 || delivered > 0 || skipped_;
-  if (!busy || world_->chance(0.5)) {
+  if (!busy || world_->chance(world_->options().switch_after_busy)) {
     std::optional<Clock::time_point> next = next_event();
     if (deadline != EventLoop::forever && (!next || deadline < *next)) next = deadline;
     if (busy) {

@@ -71,6 +71,11 @@ struct SimOptions {
   double refuse = 0.0;          // a connect to a listener is refused
   double enospc = 0.0;          // a file write fails with ENOSPC
   double fsync_eio = 0.0;       // an fsync fails with EIO, and the file's unsynced bytes are gone
+  // Threads under one world (a ShardSet's shards): a loop whose turn did
+  // something hands the baton to another thread after it with this
+  // probability (an idle one always does). Lower: fewer switches between
+  // the real threads, each a futex hand-off (a few µs of system CPU).
+  double switch_after_busy = 0.25;
   // An fsync op completes after a delay drawn from [0, this] (a slow disk).
   std::chrono::nanoseconds max_fsync_delay{std::chrono::microseconds(500)};
   // Work handed to another thread (a BlockingPool job, the KV server's AOF

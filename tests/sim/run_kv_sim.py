@@ -3,8 +3,10 @@
 
     run_kv_sim.py DUET_KV_SIM [--seeds N] [--requests R]
 
-- every seed 1..N passes in both voices (each line ends "ok", exit 0);
-- one seed run twice gives the same final line (trace hash included);
+- every seed 1..N passes in both voices (each line ends "ok", exit 0), and
+  seeds 1..N/4 with --threads 2 (shards as threads taking turns);
+- one seed run twice gives the same final line (trace hash included), with
+  one thread and with two;
 - with --defect send_all_stop (500 requests) and --defect aof_rewrite_loss
   (2000 requests, so that BGREWRITEAOF meets writes and a restart reads them
   back) some seed in 1..300 fails (exit 1, a replay command on its line), and
@@ -31,11 +33,17 @@ def main():
             code, last, out = run(exe, "--seed", str(seed), "--requests", requests, "--voice", voice)
             if code != 0 or not last.endswith(" ok") or f"seed {seed} requests {requests} trace " not in last:
                 sys.exit(f"seed {seed} ({voice}) failed:\n{out}")
-        first = run(exe, "--seed", "42", "--requests", requests, "--voice", voice)[1]
-        again = run(exe, "--seed", "42", "--requests", requests, "--voice", voice)[1]
-        if first != again:
-            sys.exit(f"seed 42 ({voice}) is not deterministic:\n{first}\n{again}")
-        print(f"{voice}: seeds 1..{seeds} ok, seed 42 twice: {first}")
+        for seed in range(1, seeds // 4 + 1):
+            code, last, out = run(exe, "--seed", str(seed), "--requests", requests, "--voice", voice, "--threads", "2")
+            if code != 0 or not last.endswith(" ok"):
+                sys.exit(f"seed {seed} ({voice}, --threads 2) failed:\n{out}")
+        for threads in ("1", "2"):
+            args = ("--seed", "42", "--requests", requests, "--voice", voice, "--threads", threads)
+            first, again = run(exe, *args)[1], run(exe, *args)[1]
+            if first != again:
+                sys.exit(f"seed 42 ({voice}, --threads {threads}) is not deterministic:\n{first}\n{again}")
+            print(f"{voice}, --threads {threads}: seed 42 twice: {first}")
+        print(f"{voice}: seeds 1..{seeds} ok, and 1..{seeds // 4} with --threads 2")
 
     for defect, count in (("send_all_stop", "500"), ("aof_rewrite_loss", "2000")):
         for seed in range(1, 301):

@@ -161,21 +161,32 @@ std::string check_message(std::string_view reply, std::map<int, long>& last) {
 }
 
 Task<void> subscriber(EventLoop& loop, SimRun& run, Event& subscribed) {
-  auto conn = co_await TcpStream::connect(loop, run.server);
-  if (!conn) {
-    run.failure = "subscriber cannot connect";
+  // Spared from injected resets once connected; one may still strike before
+  // that (the server's side may read first): then it connects again.
+  std::optional<TcpStream> conn;
+  std::string buffer;
+  std::vector<std::size_t> ends;
+  std::string problem = "subscriber cannot connect";
+  for (int attempt = 0; attempt < 10 && !problem.empty() && !run.crashed; ++attempt) {
+    auto made = co_await TcpStream::connect(loop, run.server);
+    if (!made) break;
+    conn.emplace(std::move(*made));
+    (void)run.world.spare_from_faults(conn->native_handle());  // what it checks needs every message
+    const std::string cmd = resp_command({"SUBSCRIBE", run.channel});
+    (void)co_await conn->send_all(std::span<const char>(cmd));
+    buffer.clear();
+    bool lost = false;
+    problem = co_await read_replies(*conn, buffer, 1, ends, lost);
+    if (!lost) break;
+    problem = "subscriber: " + problem;
+  }
+  const std::string want = "*3\r\n$9\r\nsubscribe\r\n" + resp_bulk(run.channel) + ":1\r\n";
+  if (problem.empty() && buffer != want) problem = "subscriber: SUBSCRIBE replied " + buffer;
+  if (!problem.empty()) {
+    if (!run.crashed) fail(run, problem);
     subscribed.set();
     co_return;
   }
-  (void)run.world.spare_from_faults(conn->native_handle());  // what it checks needs every message
-  const std::string cmd = resp_command({"SUBSCRIBE", run.channel});
-  (void)co_await conn->send_all(std::span<const char>(cmd));
-  std::string buffer;
-  std::vector<std::size_t> ends;
-  bool lost = false;
-  std::string problem = co_await read_replies(*conn, buffer, 1, ends, lost);
-  const std::string want = "*3\r\n$9\r\nsubscribe\r\n" + resp_bulk(run.channel) + ":1\r\n";
-  if (problem.empty() && buffer != want) problem = "subscriber: SUBSCRIBE replied " + buffer;
   subscribed.set();
   buffer.clear();
   std::map<int, long> last;
