@@ -6,11 +6,16 @@
 
 #include <chrono>
 #include <optional>
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 
 #include "io/event_loop.hpp"
 #include "io/sim_world.hpp"
+#include "runtime/shard_set.hpp"
+#include "stackful/await_task.hpp"
+#include "stackful/scheduler.hpp"
+#include "task/on_shard.hpp"
 #include "task/sleep.hpp"
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
@@ -167,6 +172,41 @@ bool pooled_recv_cancel_holds(std::uint64_t seed, const char* defect) {
   return ended_at <= stopped_at;
 }
 
+// A fiber on a plain scheduler awaits tasks that hop to a shard of a
+// simulated ShardSet (a thread taking turns with this one) and back, a
+// seeded number of times, with seeded sleeps on the shard: while a task is
+// away nothing is in flight on the scheduler's loop, yet nothing is
+// deadlocked. The scheduler must wait for every answer.
+bool fiber_hop_holds(std::uint64_t seed, const char* defect) {
+  duet::SimWorld world(grid(seed, defect));
+  duet::ShardSet set({.shards = 1, .backend = duet::Backend::sim});
+  duet::fiber::Scheduler scheduler({.backend = duet::Backend::sim});
+  const auto pause = std::chrono::milliseconds(world.below(3));
+  int sum = 0;
+  (void)scheduler.spawn([&] {
+    for (int i = 0; i < 5; ++i) {
+      sum += duet::fiber::await([](duet::Shard& shard, std::chrono::milliseconds p) -> Task<int> {
+        co_return co_await duet::on(shard, [p]() -> Task<int> {
+          co_await duet::sleep_for(*duet::EventLoop::current(), p);
+          co_return 7;
+        });
+      }(set.shard(0), pause));
+    }
+  });
+  bool held = true;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    try {
+      scheduler.run();
+      break;
+    } catch (const std::logic_error&) {
+      held = false;  // "every fiber is waiting and nothing can wake one": let the answer come, and go on
+      scheduler.loop().run_once(world.now() + 10ms);
+    }
+  }
+  set.stop();
+  return held && sum == 35;
+}
+
 // Seeds 1..limit: the first that breaks with the defect, having checked that
 // the fixed code holds on every seed up to it.
 std::optional<std::uint64_t> first_failing_seed(bool (*scenario)(std::uint64_t, const char*), const char* defect,
@@ -191,6 +231,12 @@ TEST_CASE("the simulation finds a pooled recv starved of buffers that loses its 
   const auto seed = first_failing_seed(pooled_recv_cancel_holds, "pooled_recv_cancel_lost", 200);
   REQUIRE(seed.has_value());
   WARN("pooled_recv_cancel_lost found at seed " << *seed);
+}
+
+TEST_CASE("the simulation finds a fiber awaiting a task on another shard reported as deadlocked", "[sim][defects]") {
+  const auto seed = first_failing_seed(fiber_hop_holds, "fiber_hop_deadlock", 200);
+  REQUIRE(seed.has_value());
+  WARN("fiber_hop_deadlock found at seed " << *seed);
 }
 
 TEST_CASE("the simulation finds an accept whose socket leaks when its frame goes first", "[sim][defects]") {

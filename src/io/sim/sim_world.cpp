@@ -35,11 +35,12 @@ std::uint64_t rotl(std::uint64_t x, int k) noexcept { return (x << k) | (x >> (6
 
 // The defects a world can put back, each named after what it broke (the
 // commit that fixed it in brackets; docs/ARCHITECTURE.md, "Simulation").
-constexpr std::array<std::string_view, 4> sim_defects = {
+constexpr std::array<std::string_view, 5> sim_defects = {
     "send_all_stop",     // task: send_all ignored a stop landing between two chunks (174cc08)
     "accept_leak",       // task: a frame destroyed while accepting leaked the connection that beat the cancel (3fd85a9)
     "aof_rewrite_loss",  // kv: writes acknowledged while a rewrite switched files were in neither file (a0a01d4)
     "pooled_recv_cancel_lost",  // io: a pooled recv starved of buffers lost the cancel that met it (523f185)
+    "fiber_hop_deadlock",  // stackful: a fiber awaiting a task away on another shard was called deadlocked (c0e2926, issue 23 §5)
 };
 
 void check_defects(std::string_view list) {
