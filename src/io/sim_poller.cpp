@@ -331,6 +331,8 @@ std::size_t SimPoller::shared_turn(Clock::time_point deadline) {
       pass_due_ = true;
       pass_next_ = next;
     }
+  } else {
+    world_->threads().note_activity();  // busy, keeping the baton: the idle ones may have news
   }
   world_->trace(static_cast<std::uint64_t>(world_->now().time_since_epoch().count()) ^ (delivered << 48));
   for (std::size_t i = 0; i < delivered; ++i) world_->count_step();

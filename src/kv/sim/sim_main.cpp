@@ -16,6 +16,8 @@
 // "seed S requests N trace HASH FAIL replay: <command>" after the reason
 // (exit 1). Bad flags: a message and exit 2. The same flags give the same
 // run and the same HASH on any machine.
+#include <sched.h>
+
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
@@ -175,6 +177,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   SimWorld& world = *made;
+  // One thread runs at a time (the shards take turns): on one CPU a hand-off
+  // between them costs a third of one across CPUs (docs/BENCHMARKS.md).
+  if (const int cpu = ::sched_getcpu(); cpu >= 0) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    (void)::sched_setaffinity(0, sizeof one, &one);  // best effort: a refusal only costs speed
+  }
   // Keys land on shards and in tables by a hash seeded per process (from an
   // address): fixed here, or their placement would differ from run to run.
   kv::detail::set_key_hash_seed(0x5eed0000ULL ^ flags->seed);
