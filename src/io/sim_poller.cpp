@@ -41,7 +41,7 @@ SimPoller::~SimPoller() { world_->threads().remove_inbox(this); }
 
 void SimPoller::submit(IoOp& op) noexcept {
   started(op);
-  submitted_ = true;
+  touched_ = true;
   op.ts_[0] = 0;
   op.ts_[1] = 0;
   if (op.timeout_.count() > 0) op.expires_ = world_->now() + op.timeout_;
@@ -76,6 +76,7 @@ void SimPoller::cancel(IoOp& op) noexcept {
   if (op.state_ != OpState::waiting || op.cancel_requested_) return;
   op.cancel_requested_ = true;
   op.ts_[1] = 1;
+  touched_ = true;  // the next sweep settles it
 }
 
 // A cancel in flight meets its op: the op's own result if it is ready and
@@ -297,10 +298,6 @@ std::size_t SimPoller::turn(Clock::time_point deadline) {
   return delivered;
 }
 
-}  // namespace duet::detail
-
-namespace duet::detail {
-
 // A turn while other threads share the world (a ShardSet's shards): the same
 // sweep, but the clock is the world's to move. A turn that found nothing to
 // do hands the baton on at the start of the next one, with the time it next
@@ -313,10 +310,11 @@ std::size_t SimPoller::shared_turn(Clock::time_point deadline) {
   if (pass_due_) {
     pass_due_ = false;
     // Unless the owner gave the loop something between the turns (an op
-    // submitted, a result posted, a message queued): then this turn is busy.
-    if (!submitted_ && !has_finished() && inbox_empty()) world_->threads().pass(false, pass_next_);
+    // submitted or cancelled, a result posted, a message queued): then this
+    // turn is busy.
+    if (!touched_ && !has_finished() && inbox_empty()) world_->threads().pass(false, pass_next_);
   }
-  submitted_ = false;
+  touched_ = false;
   const bool swept = sweep();
   const bool worked = world_->run_due_work();
   const std::size_t drained = drain_inbox();

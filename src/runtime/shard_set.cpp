@@ -112,12 +112,17 @@ void ShardSet::start_threads(std::size_t first) {
         continue;
       }
       const std::size_t id = sim_->threads().add();  // named before it starts: the order is the program's
+      try {
+        threads_.emplace_back([this, s = shards_[i].get(), id] {
+          sim_->threads().enter(id);
+          thread_main(*s);
+          sim_->threads().leave();
+        });
+      } catch (...) {
+        sim_->threads().forget(id);
+        throw;
+      }
       sim_ids_.push_back(id);
-      threads_.emplace_back([this, s = shards_[i].get(), id] {
-        sim_->threads().enter(id);
-        thread_main(*s);
-        sim_->threads().leave();
-      });
     }
   } catch (...) {
     record_error(std::current_exception());

@@ -70,7 +70,7 @@ class SimPoller final : public Poller {
   std::vector<IoOp*> order_;    // one sweep's seeded order
   bool skipped_ = false;        // a ready op waits a turn (late wake-up)
   bool pass_due_ = false;       // shared: the last turn was idle, hand the baton on first
-  bool submitted_ = false;      // an op was submitted since the last turn began
+  bool touched_ = false;        // an op was submitted or cancelled since the last turn began
   std::optional<Clock::time_point> pass_next_;
 };
 

@@ -35,6 +35,13 @@ std::size_t SimThreads::add() {
   return parts_.size() - 1;
 }
 
+void SimThreads::forget(std::size_t id) noexcept {
+  std::lock_guard lock(mutex_);
+  if (!parts_[id].alive) return;
+  parts_[id].alive = false;
+  alive_.fetch_sub(1, std::memory_order_relaxed);
+}
+
 void SimThreads::enter(std::size_t id) {
   world_.install_on_this_thread();
   t_sim_thread = id;

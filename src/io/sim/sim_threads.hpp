@@ -53,6 +53,7 @@ class SimThreads {
   explicit SimThreads(SimWorld& world);
 
   [[nodiscard]] std::size_t add();
+  void forget(std::size_t id) noexcept;  // add()ed, but its thread never started
   void enter(std::size_t id);
   void leave() noexcept;
   void pass(bool busy, std::optional<TimePoint> next);
