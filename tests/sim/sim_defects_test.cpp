@@ -1,7 +1,8 @@
 // The simulator is judged by what it catches: defects fixed earlier, put
 // back with SimOptions::defects, must be found within a bounded number of
 // seeds, while the fixed code passes those same seeds. (duet-kv-sim finds
-// send_all_stop through the KV server too: tests/sim/run_kv_sim.py.)
+// send_all_stop through the KV server too, and aof_rewrite_loss, which needs
+// the server's append-only file and a restart: tests/sim/run_kv_sim.py.)
 #include <catch2/catch.hpp>
 
 #include <chrono>

@@ -10,7 +10,9 @@
 // world: K die at a seeded point (kill -9: what was not fsynced is lost, the
 // last write maybe torn), one stops cleanly, and each next one loads the
 // file, after which every client reads its keys back: an acknowledged write
-// missing, or a value no sent command explains, fails the run.
+// missing, or a value no sent command explains, fails the run. With
+// --threads T the server runs T shards, threads that take turns where the
+// seed says (io/sim/sim_threads.hpp), behind one acceptor.
 //
 // Ends with one line: "seed S requests N trace HASH ok" (exit 0), or
 // "seed S requests N trace HASH FAIL replay: <command>" after the reason
