@@ -194,8 +194,10 @@ int SimPoller::file_op(IoOp& op) noexcept {
   try {
     switch (op.kind_) {
       case OpKind::read:
+        if (world_->chance(world_->options().eintr)) return -EINTR;
         return fs.read(op.fd_, op.buf_, op.len_, op.offset_);
       case OpKind::write:
+        if (world_->chance(world_->options().eintr)) return -EINTR;
         return fs.write(op.fd_, op.buf_, op.len_, op.offset_);
       case OpKind::fsync: {
         const auto at = world_->now().time_since_epoch().count();

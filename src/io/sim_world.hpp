@@ -70,6 +70,7 @@ struct SimOptions {
   double reset = 0.0;           // the connection is reset: ECONNRESET on both ends
   double refuse = 0.0;          // a connect to a listener is refused
   double enospc = 0.0;          // a file write fails with ENOSPC
+  double eintr = 0.0;           // a file read or write op fails with EINTR (a signal came; the caller retries)
   double fsync_eio = 0.0;       // an fsync fails with EIO, and the file's unsynced bytes are gone
   // Threads under one world (a ShardSet's shards): a loop whose turn did
   // something hands the baton to another thread after it with this

@@ -170,6 +170,7 @@ int main(int argc, char** argv) {
                  .latency_quantum = std::chrono::milliseconds(1),
                  .late_wakeup = 0.1,
                  .reset = 0.0001,  // now and then a client's connection is reset
+                 .eintr = 0.02,    // and an AOF write is interrupted (the writer retries)
                  .defects = flags->defect};
   std::optional<SimWorld> made;
   try {
