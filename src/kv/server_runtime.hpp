@@ -105,7 +105,7 @@ class ServerRuntime {
   // how duet-kv-sim learns the server has stopped serving.
   void set_on_serving_ended(std::function<void()> hook) { on_serving_ended_hook_ = std::move(hook); }
   void serving_ended();
-  // Runs first in on_stopped, while the driver's loop is still alive: there
+  // Runs in on_stopped (after serving_ended), while the driver's loop is still alive: there
   // duet-kv-sim lets its clients finish before the loop goes.
   void set_on_stopped(std::function<void()> hook) { on_stopped_hook_ = std::move(hook); }
   // As a SHUTDOWN would: every shard's next tick stops the server. Any thread.
