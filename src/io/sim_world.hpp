@@ -24,7 +24,9 @@
 //   its deadlock handler (default: a message with the seed on stderr, then
 //   abort; set_deadlock_handler to report it your way first — the handler
 //   does not return: it exits, or the world aborts after it).
-// - The world's thread only.
+// - The world's thread only — or, for a ShardSet's shards under simulation,
+//   whichever of threads() holds the baton (one at a time, handed over under
+//   a mutex: detail/sim_threads.hpp).
 //
 //   duet::SimWorld world({.seed = 42});
 //   duet::EventLoop loop(duet::Backend::sim);
@@ -153,7 +155,6 @@ class SimWorld {
   void crash(bool torn_tail = false);
   // A new process begins (after a crash): file calls act on the disk again.
   void restart() noexcept;
-  [[nodiscard]] bool crashed() const noexcept;
 
   // Simulated work (what another thread would do): fn runs on the posting
   // thread from a loop's turn, after a seeded delay of up to

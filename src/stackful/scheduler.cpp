@@ -92,8 +92,9 @@ void Scheduler::poll_io() {
   } else if (live_ == 0 && holds_ == 0) {
     return;  // nothing left that run() waits for: do not sleep on others' I/O
   } else if (!loop_.idle() && !(loop_.in_flight() == 0 && sim_reintroduces("fiber_hop_deadlock"))) {
-    // (Test-only, the second test: this once looked at in_flight() alone, and a
-    // fiber awaiting a task away on another shard was reported deadlocked, c0e2926.)
+    // (The second condition is test-only, and asked only when nothing is in
+    // flight: this once looked at in_flight() alone, and a fiber awaiting a
+    // task away on another shard was reported deadlocked, c0e2926.)
     loop_.run_once(EventLoop::forever);  // sleep in the kernel until a completion, message or deadline
   } else {
     // Nothing in flight, queued or awaited: no fiber, and no task a fiber

@@ -56,7 +56,6 @@ class SimFs {
   int unlink(std::string_view path);
   void crash(bool torn);
   void restart() noexcept { dead_ = false; }
-  [[nodiscard]] bool dead() const noexcept { return dead_; }
   // For tests: the bytes a path holds now (nullptr: no such file).
   [[nodiscard]] const std::string* contents(std::string_view path) const;
 

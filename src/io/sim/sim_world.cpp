@@ -104,8 +104,6 @@ void SimWorld::restart() noexcept {
   trace(0x5e57a27ULL);
 }
 
-bool SimWorld::crashed() const noexcept { return fs_->dead(); }
-
 void SimWorld::post_work(const void* key, std::function<void()> fn) {
   const auto most = static_cast<std::uint64_t>(options_.max_work_delay.count());
   const Clock::time_point due = now_ + std::chrono::nanoseconds(below(most + 1));
