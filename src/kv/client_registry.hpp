@@ -25,6 +25,10 @@ class Subscriber;  // kv/pubsub.hpp
 struct SubscriberDeleter {
   void operator()(Subscriber* s) const noexcept;
 };
+class MultiState;  // kv/multi/multi_state.hpp
+struct MultiStateDeleter {
+  void operator()(MultiState* m) const noexcept;
+};
 
 struct ClientInfo {
   std::uint64_t id = 0;
@@ -42,6 +46,8 @@ struct ClientInfo {
   // Its pub/sub side, from the first (P)SUBSCRIBE on (kv/pubsub.hpp); null for
   // a client that never subscribed, so those pay nothing for pub/sub.
   std::unique_ptr<Subscriber, SubscriberDeleter> subscriber;
+  // MULTI and WATCH (kv/multi/multi_state.hpp), from the first of them on.
+  std::unique_ptr<MultiState, MultiStateDeleter> multi;
 
   ClientInfo* prev_ = nullptr;  // registry links
   ClientInfo* next_ = nullptr;

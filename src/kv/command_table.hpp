@@ -42,6 +42,10 @@ enum CommandFlag : std::uint32_t {
   // May change how the commands after it parse (authentication, the bulk
   // limit): the Session parses nothing ahead of it (Session::parse_window).
   cmd_parse_barrier = 1u << 18,
+  // Runs at once inside MULTI instead of being queued: EXEC DISCARD MULTI WATCH QUIT RESET.
+  cmd_multi_control = 1u << 19,
+  // Refused inside MULTI (Redis 7.0's CMD_NO_MULTI: SHUTDOWN ...); reported as "no_multi".
+  cmd_no_multi = 1u << 20,
 };
 
 struct CommandContext {
@@ -62,6 +66,9 @@ struct CommandContext {
   // Null until then: the bytes live in the state's scratch buffer, so every
   // other command pays one pointer, not a string's construction and destruction.
   std::string* logged_instead = nullptr;
+  // Inside EXEC: a blocking command answers as if its timeout had passed
+  // (Redis's CLIENT_DENY_BLOCKING).
+  bool deny_blocking = false;
 
   [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
   [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }
@@ -86,6 +93,8 @@ enum class ShardRoute : std::uint8_t {
   msetnx,      // all or nothing over every shard of its keys
   gather,      // keys read and written together (SMOVE, LMOVE, SINTERSTORE, COPY ...): their
                // values are brought to one shard, the command runs there whole, changes go back
+  watch,       // WATCH: each key registered on its own shard
+  exec,        // EXEC: the queued commands' shards, atomically (kv/multi/, kv/shard/tx_job.hpp)
 };
 
 struct Command {
@@ -123,5 +132,6 @@ std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
+std::span<const Command> multi_commands() noexcept;   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
 
 }  // namespace duet::kv

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kv/command_table.hpp"
+#include "kv/multi/multi_state.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/pubsub.hpp"
 
@@ -44,6 +45,7 @@ void reset(CommandContext& ctx) {
   c.resp = 2;
   c.authenticated = false;
   c.name.clear();
+  if (c.multi != nullptr) c.multi->discard(ctx.server.store());  // MULTI and WATCH go
   if (c.subscriber != nullptr) c.subscriber->unsubscribe_all();
   ctx.reply.simple("RESET");
 }
@@ -240,8 +242,8 @@ constexpr std::uint32_t conn_flags =
 constexpr Command commands[] = {
     {"ping", -1, cmd_fast | cmd_subscribed_ok, ping, 0, 0, 0, "connection", "Ping the server"},
     {"echo", 2, cmd_fast, echo, 0, 0, 0, "connection", "Echo the given string"},
-    {"quit", -1, conn_flags, quit, 0, 0, 0, "connection", "Close the connection"},
-    {"reset", 1, conn_flags | cmd_parse_barrier, reset, 0, 0, 0, "connection", "Reset the connection"},
+    {"quit", -1, conn_flags | cmd_multi_control, quit, 0, 0, 0, "connection", "Close the connection"},
+    {"reset", 1, conn_flags | cmd_parse_barrier | cmd_multi_control, reset, 0, 0, 0, "connection", "Reset the connection"},
     {"hello", -1, cmd_fast | cmd_no_auth | cmd_stale | cmd_parse_barrier, hello, 0, 0, 0, "connection", "Handshake with Redis"},
     {"auth", -2, cmd_fast | cmd_no_auth | cmd_stale | cmd_parse_barrier, auth, 0, 0, 0, "connection", "Authenticate to the server"},
     {"select", 2, cmd_fast, select, 0, 0, 0, "connection", "Change the selected database for the current connection"},

@@ -19,7 +19,7 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
   constexpr Name names[] = {{cmd_write, "write"},       {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
                             {cmd_admin, "admin"},       {cmd_pubsub, "pubsub"},     {cmd_noscript, "noscript"},
                             {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_fast, "fast"},
-                            {cmd_no_auth, "no_auth"},   {cmd_allow_busy, "allow_busy"}};
+                            {cmd_no_auth, "no_auth"},   {cmd_no_multi, "no_multi"}, {cmd_allow_busy, "allow_busy"}};
   std::size_t n = 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
   ctx.reply.set(n);  // flags, categories, tips and key specs are sets in RESP3
@@ -38,12 +38,13 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
                            : cmd.group == "bitmap"     ? "@bitmap"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"
+                           : cmd.group == "transactions" ? "@transaction"
                            : (cmd.flags & cmd_pubsub) != 0 ? "@pubsub"
                            : (cmd.flags & cmd_admin) != 0  ? "@admin"
                                                            : "";
   std::string_view speed = (cmd.flags & cmd_fast) != 0 ? "@fast" : "@slow";
   // Redis lists @pubsub before the speed and @connection after it.
-  const bool group_last = cmd.group == "connection";
+  const bool group_last = cmd.group == "connection" || cmd.group == "transactions";
   ctx.reply.set((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
   if (!access.empty()) ctx.reply.simple(access);
   if (!group.empty() && !group_last) ctx.reply.simple(group);

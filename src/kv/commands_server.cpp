@@ -131,7 +131,7 @@ constexpr Command commands[] = {
     {"info", -1, cmd_loading | cmd_stale, info, 0, 0, 0, "server", "Get information and statistics about the server", ShardRoute::every},
     {"config", -2, cmd_admin | cmd_container | cmd_parse_barrier, detail::config_command, 0, 0, 0, "server", "A container for server configuration commands", ShardRoute::subcommand},
     {"time", 1, cmd_loading | cmd_stale | cmd_fast, time_, 0, 0, 0, "server", "Return the current server time"},
-    {"shutdown", -1, cmd_admin | cmd_loading | cmd_stale, shutdown, 0, 0, 0, "server", "Stop the server", ShardRoute::every},
+    {"shutdown", -1, cmd_admin | cmd_loading | cmd_stale | cmd_no_multi, shutdown, 0, 0, 0, "server", "Stop the server", ShardRoute::every},
 };
 
 }  // namespace

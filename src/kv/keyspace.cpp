@@ -1,5 +1,7 @@
 #include "kv/keyspace.hpp"
 
+#include "kv/multi/watch_table.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -95,7 +97,13 @@ void Keyspace::erase(Entry& e) {
 void Keyspace::expire_entry(Entry& e) {
   ++expired_;
   if (expire_hook_ != nullptr) expire_hook_(expire_context_, e);
+  if (watches_ != nullptr) [[unlikely]] watches_->touch(db_index_, as_view(e.key), false);  // db.c: expiry signals
   erase(e);
+}
+
+bool Keyspace::holds_expired(std::string_view key, std::int64_t now) const {
+  auto it = index_.find(key);
+  return it != index_.end() && expired(slot(*it), now);
 }
 
 void Keyspace::set_expire(Entry& e, std::int64_t at) {
@@ -122,6 +130,9 @@ void Keyspace::set_expire(Entry& e, std::int64_t at) {
 }
 
 void Keyspace::clear() {
+  if (watches_ != nullptr) [[unlikely]] {
+    watches_->touch_db(db_index_, [this](std::string_view key) { return holds(key); });
+  }
   index_.clear();
   chunks_.clear();
   free_slots_.clear();

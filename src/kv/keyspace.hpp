@@ -45,6 +45,8 @@
 
 namespace duet::kv {
 
+class WatchTable;  // kv/multi/watch_table.hpp
+
 inline std::string_view as_view(const KvString& s) noexcept { return {s.data(), s.size()}; }
 
 // 40 bytes: the key (inline up to 15 bytes), the value (inline up to 15,
@@ -106,7 +108,19 @@ class Keyspace {
     expire_hook_ = hook;
     expire_context_ = context;
   }
+  // Removes every key; the watched ones that were here count as changed (FLUSHDB).
   void clear();
+
+  // WATCH: the store's table (null until a client watches), and this
+  // database's number in it. An expiry and clear() touch watched keys.
+  void attach_watches(WatchTable* table, int db) noexcept {
+    watches_ = table;
+    db_index_ = db;
+  }
+  // The key is in the table, alive or expired but not yet removed.
+  [[nodiscard]] bool holds(std::string_view key) const { return index_.find(key) != index_.end(); }
+  // The key is in the table and its expiry has passed (Redis's keyIsExpired).
+  [[nodiscard]] bool holds_expired(std::string_view key, std::int64_t now) const;
 
   [[nodiscard]] std::size_t size() const noexcept { return index_.size(); }
   [[nodiscard]] std::size_t volatile_count() const noexcept { return volatile_.size(); }
@@ -195,6 +209,8 @@ class Keyspace {
   std::uint64_t expired_ = 0;
   ExpireHook expire_hook_ = nullptr;
   void* expire_context_ = nullptr;
+  WatchTable* watches_ = nullptr;
+  int db_index_ = 0;
   absl::flat_hash_set<std::uint32_t, SlotHash, SlotEq> index_;
 };
 

@@ -12,6 +12,7 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/detail/run_command.hpp"
+#include "kv/multi/multi_state.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 
@@ -19,6 +20,8 @@ namespace duet::kv {
 namespace {
 
 constexpr std::size_t keep_buffer_bytes = 1024 * 1024;  // shrink buffers above this once idle
+
+constexpr std::string_view oom_error = "OOM command not allowed when used memory > 'maxmemory'.";
 
 bool arity_ok(const Command& cmd, std::size_t argc) noexcept {
   auto n = static_cast<std::ptrdiff_t>(argc);
@@ -73,7 +76,10 @@ Session::Session(ServerState& server, int fd, KvShard* shard)
   server_.clients().add(client_);
 }
 
-Session::~Session() { server_.clients().remove(client_); }
+Session::~Session() {
+  if (client_.multi != nullptr) client_.multi->unwatch_all(server_.store());
+  server_.clients().remove(client_);
+}
 
 // Complete commands run straight from `bytes`; only an unfinished tail is
 // copied, into a buffer that is given back once it drains — so a connection
@@ -181,7 +187,7 @@ std::size_t Session::run_commands(std::string_view input) {
       if (dispatch_ == nullptr) {
         execute(command.command, argv, now);
       } else {
-        if (dispatch_->must_stall(command.command, argv)) [[unlikely]] {  // parsed again later
+        if (!queues_in_multi(command.command) && dispatch_->must_stall(command.command, argv)) [[unlikely]] {  // parsed again later
           stopped = true;
           break;
         }
@@ -269,26 +275,37 @@ void Session::note_buffers() noexcept {
 void Session::execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now) {
   if (argv.empty()) return;  // "*0", "*-1", blank inline line
   if (cmd == nullptr) {
+    flag_transaction();
     reject_unknown(argv);
     return;
   }
   std::string& to = sink();
   CommandContext ctx{server_, client_, argv, Reply(to, client_.resp), now};
   if (!arity_ok(*cmd, argv.size())) {
+    flag_transaction();
     detail::wrong_arity(ctx, cmd->name);
     return;
   }
   if (server_.requires_auth() && !client_.authenticated && (cmd->flags & cmd_no_auth) == 0) {
+    flag_transaction();
     ctx.reply.error("NOAUTH Authentication required.");
     return;
   }
-  if ((cmd->flags & cmd_denyoom) != 0 && server_.over_maxmemory()) {  // noeviction: nothing to free
-    ctx.reply.error("OOM command not allowed when used memory > 'maxmemory'.");
+  if (client_.multi != nullptr) [[unlikely]] {
+    if (!multi_checks(*cmd, ctx)) return;
+  } else if ((cmd->flags & cmd_denyoom) != 0 && server_.over_maxmemory()) {  // noeviction: nothing to free
+    ctx.reply.error(oom_error);
     return;
   }
   if (client_.resp == 2 && client_.subscriber != nullptr && client_.subscriber->subscribed() &&
       (cmd->flags & cmd_subscribed_ok) == 0) [[unlikely]] {  // RESP3 tells pushes from replies: any command goes
+    flag_transaction();
     reject_in_subscribed(argv);
+    return;
+  }
+  if (in_multi(client_) && (cmd->flags & cmd_multi_control) == 0) [[unlikely]] {
+    client_.multi->queue(*cmd, argv, (cmd->flags & cmd_denyoom) != 0);
+    ctx.reply.simple("QUEUED");
     return;
   }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
@@ -300,6 +317,39 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
     return;
   }
   detail::run_command(*cmd, ctx);
+}
+
+// processCommand's checks for a client with MULTI or WATCH state: inside
+// MULTI a refused command aborts the transaction; past maxmemory an EXEC
+// whose queue may grow memory is refused whole (-EXECABORT, rejectCommand).
+bool Session::multi_checks(const Command& cmd, CommandContext& ctx) {
+  const bool queuing = client_.multi->active;
+  if (queuing && (cmd.flags & cmd_no_multi) != 0) {
+    flag_transaction();
+    ctx.reply.error("ERR Command not allowed inside a transaction");
+    return false;
+  }
+  const bool is_exec = cmd.route == ShardRoute::exec;
+  const bool may_grow = (cmd.flags & cmd_denyoom) != 0 || (is_exec && queuing && client_.multi->denyoom);
+  if (may_grow && server_.over_maxmemory()) {
+    if (is_exec) {
+      ctx.reply.error(std::string("EXECABORT Transaction discarded because of: ") + std::string(oom_error));
+      client_.multi->discard(server_.store());
+    } else {
+      flag_transaction();
+      ctx.reply.error(oom_error);
+    }
+    return false;
+  }
+  return true;
+}
+
+bool Session::queues_in_multi(const Command* cmd) const noexcept {
+  return client_.multi != nullptr && client_.multi->active && (cmd == nullptr || (cmd->flags & cmd_multi_control) == 0);
+}
+
+void Session::flag_transaction() noexcept {
+  if (client_.multi != nullptr && client_.multi->active) client_.multi->flag();
 }
 
 bool Session::has_pushes() const noexcept {

@@ -55,6 +55,7 @@
 namespace duet::kv {
 
 struct Command;
+struct CommandContext;
 namespace detail {
 struct CommandWindow;
 }
@@ -102,6 +103,11 @@ class Session {
   void prefetch_window(const detail::CommandWindow& window) const noexcept;
   void note_buffers() noexcept;
   void execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now);
+  [[nodiscard]] bool multi_checks(const Command& cmd, CommandContext& ctx);
+  void flag_transaction() noexcept;
+  // Inside MULTI every command but EXEC, DISCARD, MULTI, WATCH, QUIT and
+  // RESET is queued here: it goes to no shard (many shards) until EXEC.
+  [[nodiscard]] bool queues_in_multi(const Command* cmd) const noexcept;
   void reject_unknown(std::span<const std::string_view> argv);
   void reject_in_subscribed(std::span<const std::string_view> argv);
   // Where a reply made here goes: the output, or after replies still due

@@ -6,7 +6,25 @@ void Store::flush_all() {
   for (auto& db : dbs_) db.clear();
 }
 
+void Store::watch(int db, std::string_view key, WatchTicket* ticket, std::int64_t now) {
+  if (watches_ == nullptr) {
+    watches_ = std::make_unique<WatchTable>();
+    for (int i = 0; i < db_count; ++i) dbs_[static_cast<std::size_t>(i)].attach_watches(watches_.get(), i);
+  }
+  watches_->watch(db, key, ticket, dbs_[static_cast<std::size_t>(db)].holds_expired(key, now));
+}
+
+void Store::unwatch(int db, std::string_view key, const WatchTicket* ticket) {
+  if (watches_ != nullptr) watches_->unwatch(db, key, ticket);
+}
+
+bool Store::watched_key_expired(int db, std::string_view key, const WatchTicket* ticket, std::int64_t now) const {
+  return watches_ != nullptr && watches_->watched_alive(db, key, ticket) &&
+         dbs_[static_cast<std::size_t>(db)].holds_expired(key, now);
+}
+
 std::size_t Store::active_expire_cycle(std::int64_t now, std::size_t budget) {
+  purge_watches();
   // Split the budget over the databases that have volatile keys, starting where
   // the last cycle stopped so no database is starved when the budget runs out.
   std::size_t removed = 0;

@@ -18,8 +18,11 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <string_view>
 
 #include "kv/keyspace.hpp"
+#include "kv/multi/watch_table.hpp"
 
 namespace duet::kv {
 
@@ -41,11 +44,29 @@ class Store {
 
   [[nodiscard]] std::size_t used_memory() const noexcept;
   [[nodiscard]] std::uint64_t expired_keys() const noexcept;
+  // WATCH (kv/multi/watch_table.hpp). watching(): one branch for a write
+  // when no client watches a key of this store.
+  [[nodiscard]] bool watching() const noexcept { return watches_ != nullptr && !watches_->empty(); }
+  void watch(int db, std::string_view key, WatchTicket* ticket, std::int64_t now);
+  void unwatch(int db, std::string_view key, const WatchTicket* ticket);
+  // The key changed (a write that took effect): its watchers' tickets go dirty.
+  void touch(int db, std::string_view key) {
+    if (watching()) [[unlikely]] watches_->touch(db, key, dbs_[static_cast<std::size_t>(db)].holds(key));
+  }
+  // At EXEC: a key alive when `ticket` watched it has expired since.
+  [[nodiscard]] bool watched_key_expired(int db, std::string_view key, const WatchTicket* ticket,
+                                         std::int64_t now) const;
+  // Drops the entries of tickets released on other shards (the cron).
+  void purge_watches() {
+    if (watches_ != nullptr) watches_->purge();
+  }
+
   // xorshift64*: cheap randomness for RANDOMKEY (not for anything secret).
   [[nodiscard]] std::uint64_t next_random() noexcept;
 
  private:
   std::array<Keyspace, db_count> dbs_;
+  std::unique_ptr<WatchTable> watches_;
   std::size_t next_db_ = 0;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
 };

@@ -42,6 +42,9 @@ class Recorder final : public WriteObserver {
     translate_write(cmd, ctx, reply, staged);
     log.append_records(ctx.client.db, staged.bytes());
   }
+  void log_block(const LoggedBlock& block) override {
+    block.emit([this](int db, std::string_view records) { log.append_records(db, records); });
+  }
   void on_expired(int db, const Entry& entry) override {
     AofBuffer staged;
     expired_record(as_view(entry.key), staged);

@@ -53,6 +53,9 @@ class MemoryLog final : public WriteObserver, public AofSink {
     translate_write(cmd, ctx, reply, staged);
     append_from_shard(ctx.client.db, staged.bytes());
   }
+  void log_block(const LoggedBlock& block) override {
+    block.emit([this](int db, std::string_view records) { append_from_shard(db, records); });
+  }
   void on_expired(int db, const Entry& entry) override {
     AofBuffer staged;
     expired_record(as_view(entry.key), staged);

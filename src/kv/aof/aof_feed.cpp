@@ -65,6 +65,10 @@ void AofFeed::after_write(const Command& cmd, CommandContext& ctx, std::string_v
   stage(ctx.client.db, staged_.bytes());
 }
 
+void AofFeed::log_block(const LoggedBlock& block) {
+  block.emit([this](int db, std::string_view records) { stage(db, records); });
+}
+
 void AofFeed::on_expired(int db, const Entry& entry) {
   AofBuffer del;  // not staged_: an expiry can fire while a command is being translated
   expired_record(as_view(entry.key), del);

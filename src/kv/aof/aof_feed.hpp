@@ -49,6 +49,7 @@ class AofFeed final : public WriteObserver, public AofDurability {
 
   void before_write(const Command&, CommandContext&) override {}
   void after_write(const Command& cmd, CommandContext& ctx, std::string_view reply) override;
+  void log_block(const LoggedBlock& block) override;
   void on_expired(int db, const Entry& entry) override;
   bool request_rewrite(std::string& message) override { return launch_(message); }
   void info(std::string& /*out*/) const override {}

@@ -15,6 +15,8 @@
 #include "io/unique_fd.hpp"
 #include "io/sys.hpp"
 #include "kv/command_table.hpp"
+#include "kv/detail/args.hpp"
+#include "kv/detail/command_util.hpp"
 #include "kv/detail/numbers.hpp"
 
 namespace duet::kv {
@@ -137,7 +139,10 @@ class Replayer {
     while (!reader.done()) {
       Step step = reader.next();
       if (step == Step::incomplete) {
-        if (eof) {
+        if (eof && block_) {
+          stop(AofLoadStatus::truncated, "an unfinished MULTI/EXEC block" + at_offset(block_start_) +
+                                             " (a crash before its EXEC was written): it was dropped");
+        } else if (eof) {
           stop(AofLoadStatus::truncated, "the last record is incomplete (" + std::to_string(window.size() - reader.start()) +
                                              " bytes" + at_offset(base + reader.start()) + "): it was dropped");
         }
@@ -149,13 +154,16 @@ class Replayer {
         return reader.start();
       }
       if (step == Step::record) {
-        if (std::string why = apply(state_, client_, reader.argv(), scratch_); !why.empty()) {
+        if (std::string why = record(reader.argv(), base + reader.start()); !why.empty()) {
           stop(AofLoadStatus::corrupt, "Bad record" + at_offset(base + reader.start()) + ": " + why);
           return reader.start();
         }
-        ++result_.commands;
       }
-      result_.valid_bytes = base + reader.pos();
+      if (!block_) result_.valid_bytes = base + reader.pos();  // inside MULTI the good data ends before it
+    }
+    if (eof && block_ && !stopped()) {  // the file ends right after a complete record inside the block
+      stop(AofLoadStatus::truncated, "an unfinished MULTI/EXEC block" + at_offset(block_start_) +
+                                         " (a crash before its EXEC was written): it was dropped");
     }
     return reader.pos();
   }
@@ -169,10 +177,45 @@ class Replayer {
     result_.message = std::move(message);
   }
 
+  // MULTI ... EXEC (a transaction, kv/multi/) applies whole or not at all:
+  // its records wait until EXEC; a file that ends inside one is truncated
+  // before its MULTI, as Redis reverts an incomplete MULTI/EXEC block.
+  std::string record(std::span<const std::string_view> argv, std::uint64_t offset) {
+    if (detail::equals_ci(argv[0], "multi")) {
+      if (block_) return "MULTI inside MULTI";
+      block_ = true;
+      block_start_ = offset;
+      return {};
+    }
+    if (detail::equals_ci(argv[0], "exec")) {
+      if (!block_) return "EXEC without MULTI";
+      block_ = false;
+      std::vector<std::string_view> views;
+      for (const Args& queued : queued_) {
+        queued.views(views);
+        if (std::string why = apply(state_, client_, views, scratch_); !why.empty()) return why;
+        ++result_.commands;
+      }
+      queued_.clear();
+      return {};
+    }
+    if (block_) {
+      if (find_command(argv[0]) == nullptr) return "unknown command '" + std::string(argv[0].substr(0, 64)) + "'";
+      queued_.emplace_back().assign(argv);
+      return {};
+    }
+    if (std::string why = apply(state_, client_, argv, scratch_); !why.empty()) return why;
+    ++result_.commands;
+    return {};
+  }
+
   ServerState& state_;
   ClientInfo client_;
   std::string scratch_;
   AofLoadResult result_;
+  bool block_ = false;
+  std::uint64_t block_start_ = 0;
+  std::vector<Args> queued_;
 };
 
 // Appends up to chunk bytes read at `offset`; false at the end of the file.

@@ -3,14 +3,16 @@
 // Contract
 // - replay_aof(state, bytes) parses RESP multibulk records and runs each through
 //   the command table (the same handlers as clients, no observer: nothing is
-//   logged again). Lines starting with '#' (Redis 7 timestamp annotations) are
+//   logged again); a MULTI ... EXEC block (a transaction) applies whole at its
+//   EXEC. Lines starting with '#' (Redis 7 timestamp annotations) are
 //   skipped. The clock is frozen while loading (now = 0), so no key expires
 //   half-way through the replay: keys whose absolute expiry has passed are
 //   removed after loading, by lazy or active expiry, exactly as Redis does.
 // - The outcome says what happened; nothing throws for bad content:
 //     loaded     every record complete and known;
-//     truncated  the last record is incomplete (a crash mid-write): everything
-//                before it was applied, valid_bytes says where the good data ends;
+//     truncated  the last record is incomplete (a crash mid-write), or the file
+//                ends inside a MULTI ... EXEC block: everything before it was
+//                applied, valid_bytes says where the good data ends;
 //     corrupt    a malformed record, an unknown command or a wrong argument
 //                count before the end: message names the byte offset. Records
 //                before it have been applied; callers refuse to start.

@@ -96,6 +96,28 @@ void apply_rule(Rule rule, CommandContext& ctx, std::string_view reply, AofBuffe
 
 }  // namespace
 
+bool write_took_effect(const Command& cmd, const CommandContext& ctx, std::string_view reply) {
+  if (!reply.empty() && reply.front() == '-') return false;
+  if (ctx.logged_instead != nullptr) return !ctx.logged_instead->empty();
+  auto it = rules().find(cmd.name);
+  switch (it == rules().end() ? Rule::verbatim : it->second) {
+    case Rule::verbatim:
+    case Rule::float_state:
+      return true;
+    case Rule::unless_zero:
+    case Rule::expire_state:
+      return reply != ":0\r\n";
+    case Rule::key_state:
+      return !is_nil(reply) || has_get_option(ctx);
+    case Rule::getex_state:
+      return ctx.argv.size() > 2 && !is_nil(reply);
+    case Rule::unless_nil:
+    case Rule::del_unless_nil:
+      return !is_nil(reply);
+  }
+  return true;
+}
+
 void translate_write(const Command& cmd, CommandContext& ctx, std::string_view reply, AofBuffer& out) {
   if (!reply.empty() && reply.front() == '-') return;  // errors change nothing
   if (ctx.logged_instead != nullptr) return out.append_raw(*ctx.logged_instead);  // the handler said what it did

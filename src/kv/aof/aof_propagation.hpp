@@ -28,6 +28,9 @@
 namespace duet::kv {
 
 void translate_write(const Command& cmd, CommandContext& ctx, std::string_view reply, AofBuffer& out);
+// Whether a write command changed anything, by the same rules that decide
+// whether it is logged (WATCH's "touched": kv/multi/).
+[[nodiscard]] bool write_took_effect(const Command& cmd, const CommandContext& ctx, std::string_view reply);
 void expired_record(std::string_view key, AofBuffer& out);
 // How a key's current state is written (rewrite, MOD, ...): SET key value
 // [PXAT t] for a string, the type's own records and PEXPIREAT for the others.

@@ -80,6 +80,10 @@ void AofService::after_write(const Command& cmd, CommandContext& ctx, std::strin
   log_records(ctx.client.db, staged_.bytes());
 }
 
+void AofService::log_block(const LoggedBlock& block) {
+  block.emit([this](int db, std::string_view records) { log_records(db, records); });
+}
+
 void AofService::on_expired(int db, const Entry& entry) {
   AofBuffer del;  // not staged_: an expiry can fire while a command is being translated
   expired_record(as_view(entry.key), del);

@@ -74,6 +74,7 @@ class AofService final : public WriteObserver, public AofSink {
 
   void before_write(const Command& cmd, CommandContext& ctx) override;
   void after_write(const Command& cmd, CommandContext& ctx, std::string_view reply) override;
+  void log_block(const LoggedBlock& block) override;
   void on_expired(int db, const Entry& entry) override;
   bool request_rewrite(std::string& message) override;
   void info(std::string& out) const override;

@@ -1,6 +1,7 @@
 // duet::kv::detail::run_command — a command's handler with what surrounds it
 // wherever it runs: the write observer (the AOF) around a cmd_write command,
-// and the commands_processed count of the state it ran on.
+// the watched keys it changed (WATCH), and the commands_processed count of
+// the state it ran on.
 //
 // Contract
 // - The caller has already checked arity, authentication and maxmemory; ctx's
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "kv/command_table.hpp"
+#include "kv/multi/transaction.hpp"
 
 namespace duet::kv::detail {
 
@@ -24,6 +26,9 @@ inline void run_command(const Command& cmd, CommandContext& ctx) {
   if (observer != nullptr) observer->before_write(cmd, ctx);
   cmd.handler(ctx);
   if (observer != nullptr) observer->after_write(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
+  if ((cmd.flags & cmd_write) != 0 && ctx.store().watching()) [[unlikely]] {
+    touch_written_keys(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
+  }
   ++ctx.server.stats().commands_processed;
 }
 

@@ -48,6 +48,7 @@
 #include <vector>
 
 #include "io/loop_message.hpp"
+#include "kv/detail/args.hpp"
 #include "kv/shard/shard_gate.hpp"
 
 namespace duet::kv {
@@ -55,38 +56,6 @@ namespace duet::kv {
 struct Command;
 class KvShard;
 class ShardDispatch;
-
-// A command's arguments in one string: no allocation per argument (a
-// 16-byte key is past std::string's inline capacity).
-class Args {
- public:
-  Args() = default;
-  Args(std::initializer_list<std::string_view> argv) { assign(argv); }
-  void push(std::string_view arg) {
-    bytes_.append(arg);
-    ends_.push_back(static_cast<std::uint32_t>(bytes_.size()));
-  }
-  void reserve(std::size_t bytes, std::size_t count) {
-    bytes_.reserve(bytes);
-    ends_.reserve(count);
-  }
-  void assign(std::span<const std::string_view> argv) {
-    bytes_.clear();
-    ends_.clear();
-    for (std::string_view arg : argv) push(arg);
-  }
-  void assign(std::initializer_list<std::string_view> argv) { assign(std::span(argv.begin(), argv.size())); }
-  [[nodiscard]] std::size_t size() const noexcept { return ends_.size(); }
-  [[nodiscard]] bool empty() const noexcept { return ends_.empty(); }
-  [[nodiscard]] std::string_view operator[](std::size_t i) const noexcept {
-    const std::uint32_t begin = i == 0 ? 0 : ends_[i - 1];
-    return {bytes_.data() + begin, ends_[i] - begin};
-  }
-
- private:
-  std::string bytes_;
-  std::vector<std::uint32_t> ends_;
-};
 
 class ShardJob {
  public:
