@@ -23,6 +23,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "kv/detail/args.hpp"
@@ -63,6 +64,13 @@ class MultiState {
   [[nodiscard]] bool watch_dirty() const noexcept { return ticket_ != nullptr && ticket_->dirty(); }
   [[nodiscard]] bool has_ticket() const noexcept { return ticket_ != nullptr; }
   [[nodiscard]] const WatchTicket* ticket_ptr() const noexcept { return ticket_; }
+  // EXEC across shards: the job takes the ticket (with its reference) and the
+  // keys, and unwatches them itself once it has checked them under its gates.
+  [[nodiscard]] WatchTicket* take_watches(std::vector<WatchedKey>& keys) noexcept {
+    keys = std::move(watched);
+    watched.clear();
+    return std::exchange(ticket_, nullptr);
+  }
 
   bool active = false;      // between MULTI and EXEC / DISCARD
   bool dirty_exec = false;  // a command was refused while queuing

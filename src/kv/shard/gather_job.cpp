@@ -71,6 +71,7 @@ void GatherJob::apply_part(KvShard& shard, Part& part) {
     if (keys_[i].shard != part.shard || before_[i] == after_[i]) continue;
     Keyspace& keys = shard.state().store().db(keys_[i].db);
     keys.erase(keys_[i].name, now());
+    shard.state().store().touch(keys_[i].db, keys_[i].name);  // WATCH: the key changed
     const State& a = after_[i];
     if (!a.present) continue;
     ValueRecords::replay(shard.state(), shard.state().store(), keys_[i].db, a.records, now());

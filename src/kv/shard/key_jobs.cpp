@@ -142,9 +142,11 @@ void RenameJob::apply_part(KvShard& shard, Part& part) {
     ValueRecords::replay(shard.state(), shard.state().store(), db(), records_, now());
     Entry* e = keys.find(to_, now());
     keys.set_expire(*e, expire_at_);
+    shard.state().store().touch(db(), to_);  // WATCH
     ++shard.state().stats().commands_processed;  // the RENAME, once
   } else {
     keys.erase(from_, now());
+    shard.state().store().touch(db(), from_);
   }
 }
 

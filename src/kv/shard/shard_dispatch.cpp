@@ -13,6 +13,7 @@
 #include "kv/shard/shard_gate.hpp"
 #include "kv/shard/shard_job.hpp"
 #include "kv/shard/shard_jobs.hpp"
+#include "kv/shard/tx_job.hpp"
 
 namespace duet::kv {
 namespace {
@@ -101,7 +102,14 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
       break;
   }
   std::size_t single = shard_.index();
-  std::unique_ptr<ShardJob> job = plan_job(shard_, cmd, argv, client_, single);
+  std::unique_ptr<ShardJob> job;
+  if (cmd.route == ShardRoute::exec || cmd.route == ShardRoute::watch) [[unlikely]] {
+    // MULTI/EXEC, WATCH (kv/shard/tx_job.hpp): a job when keys live elsewhere, else the handler here.
+    job = cmd.route == ShardRoute::exec ? plan_exec(shard_, client_, runs_here(false)) : plan_watch(shard_, client_, argv);
+    if (job == nullptr) return false;
+  } else {
+    job = plan_job(shard_, cmd, argv, client_, single);
+  }
   if (job != nullptr) {
     Hole& due = holes_.emplace_back();
     due.at = held_.size();

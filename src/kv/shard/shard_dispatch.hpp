@@ -105,6 +105,7 @@ class ShardDispatch {
   // output limit and the remote commands' bound.
   static constexpr std::size_t max_jobs_in_flight = 64;
   [[nodiscard]] const KvShard& shard() const noexcept { return shard_; }
+  [[nodiscard]] ClientInfo& client() noexcept { return client_; }
   void set_waker(Waker waker, void* context) noexcept {
     waker_ = waker;
     waker_context_ = context;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 
+#include "kv/aof/aof_propagation.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -36,12 +37,28 @@ void ShardJob::start(ShardDispatch* connection) {
   take_next();
 }
 
+void ShardJob::start_within(ShardJob& parent) {
+  parent_ = &parent;
+  now_ = parent.now_;
+  back_.job = this;
+  for (auto& p : parts_) p->mode_ = GateWaiter::Mode::take;
+  std::sort(parts_.begin(), parts_.end(), [](const auto& a, const auto& b) { return a->shard < b->shard; });
+  take_next();
+}
+
+std::vector<std::size_t> ShardJob::shards() const {
+  std::vector<std::size_t> out;
+  out.reserve(parts_.size());
+  for (const auto& p : parts_) out.push_back(p->shard);
+  return out;
+}
+
 // Origin thread.
 void ShardJob::take_next() {
   if (next_ == parts_.size()) return finish_all();
   Part& p = *parts_[next_];
   if (p.shard == origin_->index()) {
-    if (origin_->gate().acquire(p)) taken(p);  // else on_resume, from a release here
+    if (parent_ != nullptr || origin_->gate().acquire(p)) taken(p);  // else on_resume, from a release here
     return;
   }
   p.op = Part::Op::take;
@@ -54,7 +71,7 @@ void ShardJob::taken(Part& p) {
   KvShard& here = origin_->cluster().shard(p.shard);
   run_part(here, p);
   if (logged_ != nullptr && here.durability() != nullptr) here.durability()->publish();  // this shard's records first
-  if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr) {
+  if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr && parent_ == nullptr) {
     p.released = true;
     here.gate().release(p);
   }
@@ -72,13 +89,13 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
   KvShard& here = job.origin_->cluster().shard(p.shard);
   switch (p.op) {
     case Part::Op::take:
-      if (here.gate().acquire(p)) job.taken(p);
+      if (job.parent_ != nullptr || here.gate().acquire(p)) job.taken(p);
       return;
     case Part::Op::apply:
       job.apply_part(here, p);
       [[fallthrough]];
     case Part::Op::release:
-      here.gate().release(p);
+      if (job.parent_ == nullptr) here.gate().release(p);
       job.drop_ref(false);
       return;
   }
@@ -98,6 +115,11 @@ void ShardJob::at_origin(LoopMessage* msg) noexcept {
 
 // Origin thread, every gate held (but a released last part's).
 void ShardJob::finish_all() {
+  if (hold()) return;  // complete() comes later
+  complete();
+}
+
+void ShardJob::complete() {
   const bool apply = two_phase() && decide();
   std::string reply;
   finish(reply);
@@ -105,7 +127,11 @@ void ShardJob::finish_all() {
   for (auto& p : parts_) {
     if (!p->released) end_part(*p, apply);
   }
-  if (connection_ != nullptr) connection_->on_job(*this, std::move(reply));
+  if (parent_ != nullptr) {
+    parent_->child_done(*this, std::move(reply));
+  } else if (connection_ != nullptr) {
+    connection_->on_job(*this, std::move(reply));
+  }
   drop_ref(true);
 }
 
@@ -126,7 +152,13 @@ void ShardJob::log_command(std::string_view reply) {
   client.db = db_;
   std::string unused;
   CommandContext ctx{origin_->state(), client, views, Reply(unused), now_};
-  observer->after_write(*logged_, ctx, reply);
+  if (LoggedBlock* block = parent_ != nullptr ? parent_->block() : nullptr) {  // inside a transaction's block
+    AofBuffer records;
+    translate_write(*logged_, ctx, reply, records);
+    block->add(db_, records.bytes());
+  } else {
+    observer->after_write(*logged_, ctx, reply);
+  }
   if (origin_->durability() != nullptr) origin_->durability()->publish();
 }
 
@@ -172,7 +204,11 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int 
   client.db = db_;
   client.resp = resp;
   CommandContext ctx{shard.state(), client, views, Reply(out, resp), now_};  // not this shard's clock: the job's
+  const std::size_t reply_start = out.size();
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
+  if ((cmd->flags & cmd_write) != 0 && shard.state().store().watching()) [[unlikely]] {
+    touch_written_keys(*cmd, ctx, std::string_view(out).substr(reply_start));  // WATCH: this part's keys
+  }
   ++shard.state().stats().commands_processed;
 }
 

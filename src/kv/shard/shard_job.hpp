@@ -28,6 +28,13 @@
 //   origin while it still holds every gate, after each part's shard published
 //   its own records. So the one log has every key's writes in their order and
 //   replays the job atomically.
+// - Inside a transaction (kv/shard/tx_job.hpp): start_within(parent) runs a
+//   job whose parent already holds every gate it needs, alone: the parts run
+//   without touching a gate, at the parent's instant, the log record goes
+//   into the parent's block, and the reply to the parent (child_done).
+// - hold(): a job that still has work once every gate is held (a
+//   transaction's commands, one at a time) says true and calls complete()
+//   when done; the default says false and the job completes at once.
 // - A job owns itself from start() on and frees itself, on the origin's
 //   thread, once its last message has run. Thread rules: start/orphan/decide/finish on the origin shard's
 //   thread, run_part/apply_part on the part's shard's thread.
@@ -48,6 +55,7 @@
 #include <vector>
 
 #include "io/loop_message.hpp"
+#include "kv/aof/write_observer.hpp"
 #include "kv/detail/args.hpp"
 #include "kv/shard/shard_gate.hpp"
 
@@ -78,6 +86,10 @@ class ShardJob {
   Part& part(std::size_t shard);
   [[nodiscard]] std::size_t part_count() const noexcept { return parts_.size(); }
   void start(ShardDispatch* connection);
+  // A job whose gates `parent` holds (header): the reply goes to parent.child_done().
+  void start_within(ShardJob& parent);
+  // The shards of its parts (after the parts were made).
+  [[nodiscard]] std::vector<std::size_t> shards() const;
   // A write command: what the log gets once the job is done.
   void log_as(const Command& cmd, std::span<const std::string_view> argv);
   void orphan() noexcept { connection_ = nullptr; }
@@ -95,6 +107,14 @@ class ShardJob {
   [[nodiscard]] virtual bool decide() { return false; }
   virtual void apply_part(KvShard& /*shard*/, Part& /*part*/) {}
   virtual void finish(std::string& reply) = 0;
+  // Every gate is held (header): true when the job goes on by itself and calls complete().
+  [[nodiscard]] virtual bool hold() { return false; }
+  // A job started with start_within(*this) has finished: its reply.
+  virtual void child_done(ShardJob& /*child*/, std::string /*reply*/) {}
+  // The rest of the job once hold() is done: decide, finish, log, release.
+  void complete();
+  // Where a job started within this one logs its record (null: the observer).
+  [[nodiscard]] virtual LoggedBlock* block() noexcept { return nullptr; }
 
   // Runs argv as a command on `shard` (as the connection, in its database),
   // appending the reply to `out`.
@@ -103,6 +123,8 @@ class ShardJob {
   [[nodiscard]] int db() const noexcept { return db_; }
   [[nodiscard]] int resp() const noexcept { return resp_; }
   [[nodiscard]] KvShard& origin() const noexcept { return *origin_; }
+  // The connection that waits for the reply (null once orphaned, or inside a transaction).
+  [[nodiscard]] ShardDispatch* connection() const noexcept { return connection_; }
   // The job's one clock reading (start()): what every part runs at.
   [[nodiscard]] std::int64_t now() const noexcept { return now_; }
 
@@ -127,6 +149,7 @@ class ShardJob {
   int resp_ = 2;
   std::int64_t now_ = 0;
   ShardDispatch* connection_ = nullptr;
+  ShardJob* parent_ = nullptr;  // start_within: the gates are the parent's
   std::vector<std::unique_ptr<Part>> parts_;
   std::size_t next_ = 0;
   bool shares_ = false;

@@ -217,6 +217,8 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
   const int db = client.db;
   switch (cmd.route) {
     case ShardRoute::here:
+    case ShardRoute::watch:  // kv/shard/tx_job.hpp plans these two
+    case ShardRoute::exec:
       return nullptr;
     case ShardRoute::derived:
     case ShardRoute::msetnx:
