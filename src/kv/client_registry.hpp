@@ -25,6 +25,10 @@ class Subscriber;  // kv/pubsub.hpp
 struct SubscriberDeleter {
   void operator()(Subscriber* s) const noexcept;
 };
+class BlockState;  // kv/blocking/block_table.hpp
+struct BlockStateDeleter {
+  void operator()(BlockState* b) const noexcept;
+};
 class MultiState;  // kv/multi/multi_state.hpp
 struct MultiStateDeleter {
   void operator()(MultiState* m) const noexcept;
@@ -48,6 +52,11 @@ struct ClientInfo {
   std::unique_ptr<Subscriber, SubscriberDeleter> subscriber;
   // MULTI and WATCH (kv/multi/multi_state.hpp), from the first of them on.
   std::unique_ptr<MultiState, MultiStateDeleter> multi;
+  // BLPOP and the other blocking commands (kv/blocking/), from the first block on.
+  std::unique_ptr<BlockState, BlockStateDeleter> block;
+  // A Session's own client, which may block; not the copies that batches,
+  // jobs and the AOF loader run commands as.
+  bool can_block = false;
 
   ClientInfo* prev_ = nullptr;  // registry links
   ClientInfo* next_ = nullptr;

@@ -46,6 +46,7 @@ enum CommandFlag : std::uint32_t {
   cmd_multi_control = 1u << 19,
   // Refused inside MULTI (Redis 7.0's CMD_NO_MULTI: SHUTDOWN ...); reported as "no_multi".
   cmd_no_multi = 1u << 20,
+  cmd_blocking = 1u << 21,  // may block the client (BLPOP ...); reported as "blocking"
 };
 
 struct CommandContext {
@@ -95,6 +96,7 @@ enum class ShardRoute : std::uint8_t {
                // values are brought to one shard, the command runs there whole, changes go back
   watch,       // WATCH: each key registered on its own shard
   exec,        // EXEC: the queued commands' shards, atomically (kv/multi/, kv/shard/tx_job.hpp)
+  blocking,    // BLPOP ...: blocks where the client lives (kv/blocking/)
 };
 
 struct Command {
@@ -132,6 +134,7 @@ std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
-std::span<const Command> multi_commands() noexcept;   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
+std::span<const Command> multi_commands() noexcept;
+std::span<const Command> blocking_commands() noexcept;  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
 
 }  // namespace duet::kv

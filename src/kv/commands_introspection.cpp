@@ -18,6 +18,7 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
   // In Redis's order (commandFlagsToString / COMMAND_FLAG_*).
   constexpr Name names[] = {{cmd_write, "write"},       {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
                             {cmd_admin, "admin"},       {cmd_pubsub, "pubsub"},     {cmd_noscript, "noscript"},
+                            {cmd_blocking, "blocking"},
                             {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_fast, "fast"},
                             {cmd_no_auth, "no_auth"},   {cmd_no_multi, "no_multi"}, {cmd_allow_busy, "allow_busy"}};
   std::size_t n = 0;
@@ -45,11 +46,13 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
   std::string_view speed = (cmd.flags & cmd_fast) != 0 ? "@fast" : "@slow";
   // Redis lists @pubsub before the speed and @connection after it.
   const bool group_last = cmd.group == "connection" || cmd.group == "transactions";
-  ctx.reply.set((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1);
+  const bool blocking = (cmd.flags & cmd_blocking) != 0;  // @blocking comes last
+  ctx.reply.set((access.empty() ? 0 : 1) + (group.empty() ? 0 : 1) + 1 + (blocking ? 1 : 0));
   if (!access.empty()) ctx.reply.simple(access);
   if (!group.empty() && !group_last) ctx.reply.simple(group);
   ctx.reply.simple(speed);
   if (!group.empty() && group_last) ctx.reply.simple(group);
+  if (blocking) ctx.reply.simple("@blocking");
 }
 
 void reply_info(CommandContext& ctx, const Command* cmd) {

@@ -115,21 +115,34 @@ void rpoplpush(CommandContext& ctx) { move_generic(ctx, ListEnd::tail, ListEnd::
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: pops from the first
 // non-empty list; logged as LPOP/RPOP key n, as Redis propagates it.
-void lmpop(CommandContext& ctx) {
+bool parse_mpop(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out) {
   std::int64_t numkeys = 0;
-  if (!positive_arg(ctx, ctx.argv[1], numkeys, "ERR numkeys should be greater than 0")) return;
-  if (static_cast<std::uint64_t>(numkeys) > ctx.argv.size() - 3) return ctx.reply.error(detail::err_syntax);
-  const std::size_t where_at = 2 + static_cast<std::size_t>(numkeys);
-  ListEnd end = ListEnd::head;
-  if (!position_arg(ctx, ctx.argv[where_at], end)) return;
-  std::int64_t count = -1;
-  for (std::size_t j = where_at + 1; j < ctx.argv.size(); ++j) {
-    if (count != -1 || !equals_ci(ctx.argv[j], "count") || j + 1 >= ctx.argv.size()) {
-      return ctx.reply.error(detail::err_syntax);
-    }
-    if (!positive_arg(ctx, ctx.argv[++j], count, "ERR count should be greater than 0")) return;
+  if (!positive_arg(ctx, ctx.argv[numkeys_at], numkeys, "ERR numkeys should be greater than 0")) return false;
+  if (static_cast<std::uint64_t>(numkeys) > ctx.argv.size() - numkeys_at - 2) {
+    ctx.reply.error(detail::err_syntax);
+    return false;
   }
-  if (count == -1) count = 1;
+  out.first_key = numkeys_at + 1;
+  out.where_at = out.first_key + static_cast<std::size_t>(numkeys);
+  if (!position_arg(ctx, ctx.argv[out.where_at], out.end)) return false;
+  std::int64_t count = -1;
+  for (std::size_t j = out.where_at + 1; j < ctx.argv.size(); ++j) {
+    if (count != -1 || !equals_ci(ctx.argv[j], "count") || j + 1 >= ctx.argv.size()) {
+      ctx.reply.error(detail::err_syntax);
+      return false;
+    }
+    if (!positive_arg(ctx, ctx.argv[++j], count, "ERR count should be greater than 0")) return false;
+  }
+  out.count = count == -1 ? 1 : count;
+  return true;
+}
+
+void lmpop(CommandContext& ctx) {
+  MpopArgs args;
+  if (!parse_mpop(ctx, 1, args)) return;
+  const std::size_t where_at = args.where_at;
+  const ListEnd end = args.end;
+  const std::int64_t count = args.count;
   for (std::size_t k = 2; k < where_at; ++k) {
     Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
     if (e == nullptr) continue;

@@ -40,7 +40,7 @@ void info_clients(CommandContext& ctx, std::string& out) {
   out += "# Clients\r\n";
   line(out, "connected_clients", ctx.server.clients().size());
   line(out, "maxclients", ctx.server.config().maxclients);
-  line(out, "blocked_clients", 0);
+  line(out, "blocked_clients", ctx.server.store().has_blocked() ? ctx.server.store().blocks().blocked() : 0);
 }
 
 void info_memory(CommandContext& ctx, std::string& out) {

@@ -1,6 +1,7 @@
 // The KV server's driver in the stackful voice (fibers with
 // plain blocking calls). Same core, same ServerRuntime (and, --threads N > 1,
 // ShardRuntime) as duet-kv-stackless.
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <span>
@@ -64,12 +65,26 @@ bool start_reader(fiber::Fiber<void>& reader, F&& body) {
   }
 }
 
-// A connection that has subscribed spends the rest of its life here; others
-// never get this call, its event or the second fiber. It waits on one event
-// that both a push (PushSignal) and its recv (a reader fiber) set, so a
-// message costs a wake-up and a send: the recv stays pending across pushes,
-// never cancelled and re-armed, and this fiber alone runs commands and sends.
-// A TlsStream allows one recv and one send in flight at once, as here.
+// Waits for the event, and for a blocked client's timeout (BLPOP ...) too:
+// the session answers it then. False when the server stops.
+bool wait_event(fiber::Event& wake, kv::Session& session, const std::stop_token& stop) {
+  const std::int64_t left = session.block_wait_ms();
+  if (left < 0) return wake.wait(stop).ok();
+  auto woken = wake.wait_for(std::chrono::milliseconds(left), stop);
+  if (woken.ok()) return true;
+  if (woken.error() != std::errc::timed_out) return false;
+  session.timed_out();
+  return true;
+}
+
+// A connection that has subscribed, or blocked once (BLPOP ...), spends the
+// rest of its life here; others never get this call, its event or the
+// second fiber. It waits on one event that a push or a block's answer
+// (PushSignal) and its recv (a reader fiber) set, so a message costs a
+// wake-up and a send: the recv stays pending across pushes, never cancelled
+// and re-armed — a blocked client's bytes are kept, and its EOF seen, while
+// it waits — and this fiber alone runs commands and sends. A TlsStream
+// allows one recv and one send in flight at once, as here.
 template <typename Stream>
 void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
                       const std::stop_token& stop) {
@@ -83,14 +98,14 @@ void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
     if (!session.output().empty() && !flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
-    if (!session.wants_input()) {
+    if (!session.blocked() && !session.wants_input()) {
       if (session.waiting_on_shards() && !wait_shards(session, stop)) break;
       session.process();
       continue;
     }
     if (in) {
       if (!*in) break;  // EOF, an error, or the server stops
-      session.feed(bytes_of(*in, plain));
+      session.feed(bytes_of(*in, plain));  // kept, not run, while blocked
       in.reset();  // the buffer goes back to the loop
       reader.join();
       continue;
@@ -106,8 +121,8 @@ void serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std
       break;
     }
     wake.reset();
-    if (in || session.has_pushes()) continue;  // came in meanwhile
-    if (!wake.wait(stop)) break;               // the server stops
+    if (in || session.has_pushes()) continue;       // came in meanwhile
+    if (!wait_event(wake, session, stop)) break;  // the server stops
   }
   reader_stop.request_stop();
   if (reader.joinable()) reader.join();
@@ -145,7 +160,7 @@ void serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
       session.process();
       continue;
     }
-    if (session.push_mode()) {
+    if (session.event_mode()) {
       serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
       break;
     }

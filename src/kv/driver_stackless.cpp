@@ -1,6 +1,7 @@
 // The KV server's driver in the stackless voice (Task<T>).
 // Everything but the loops below lives in the sans-I/O core, ServerRuntime and
 // (--threads N > 1) ShardRuntime.
+#include <chrono>
 #include <optional>
 #include <memory>
 #include <span>
@@ -22,6 +23,7 @@
 #include "task/tcp_listener.hpp"
 #include "task/tcp_stream.hpp"
 #include "task/tls_stream.hpp"
+#include "task/with_timeout.hpp"
 
 namespace {
 
@@ -76,12 +78,26 @@ Task<void> read_once(Stream& conn, std::optional<Received<Stream>>& in, std::spa
   wake.set();
 }
 
-// A connection that has subscribed spends the rest of its life here; others
-// never get this frame, its event or the second operation. It waits on one
-// event that both a push (PushSignal) and its recv (read_once) set, so a
-// message costs a wake-up and a send: the recv stays pending across pushes,
-// never cancelled and re-armed, and the loop alone runs commands and sends.
-// A TlsStream allows one recv and one send in flight at once, as here.
+// Waits for the event, and for a blocked client's timeout (BLPOP ...) too:
+// the session answers it then. False when the server stops.
+Task<bool> wait_event(Event& wake, kv::Session& session, std::stop_token stop) {
+  const std::int64_t left = session.block_wait_ms();
+  if (left < 0) co_return (co_await wake.wait(std::move(stop))).ok();
+  auto woken = co_await with_timeout(wake.wait(std::move(stop)), std::chrono::milliseconds(left));
+  if (woken.ok()) co_return true;
+  if (woken.error() != std::errc::timed_out) co_return false;
+  session.timed_out();
+  co_return true;
+}
+
+// A connection that has subscribed, or blocked once (BLPOP ...), spends the
+// rest of its life here; others never get this frame, its event or the
+// second operation. It waits on one event that a push or a block's answer
+// (PushSignal) and its recv (read_once) set, so a message costs a wake-up
+// and a send: the recv stays pending across pushes, never cancelled and
+// re-armed — a blocked client's bytes are kept, and its EOF seen, while it
+// waits — and the loop alone runs commands and sends. A TlsStream allows
+// one recv and one send in flight at once, as here.
 template <typename Stream>
 Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& session, std::span<char> plain,
                             std::stop_token stop) {
@@ -95,14 +111,14 @@ Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& sessio
     session.collect_pushes();  // only here, between sends: a push never moves bytes being sent
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
-    if (!session.wants_input()) {
+    if (!session.blocked() && !session.wants_input()) {
       if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
       session.process();
       continue;
     }
     if (in) {
       if (!*in) break;  // EOF, an error, or the server stops
-      session.feed(bytes_of(*in, plain));
+      session.feed(bytes_of(*in, plain));  // kept, not run, while blocked
       in.reset();  // the buffer goes back to the loop
       reading = false;
       continue;
@@ -112,8 +128,8 @@ Task<void> serve_subscriber(ServerRuntime& rt, Stream& conn, kv::Session& sessio
       reader.spawn(read_once(conn, in, plain, wake, reader.stop_token()));
     }
     wake.reset();
-    if (in || session.has_pushes()) continue;  // came in meanwhile
-    if (!co_await wake.wait(stop)) break;      // the server stops
+    if (in || session.has_pushes()) continue;            // came in meanwhile
+    if (!co_await wait_event(wake, session, stop)) break;  // the server stops
   }
   reader.request_stop();
   co_await reader.join();
@@ -152,7 +168,7 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
       session.process();
       continue;
     }
-    if (session.push_mode()) {
+    if (session.event_mode()) {
       co_await serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
       break;
     }

@@ -12,6 +12,7 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/detail/run_command.hpp"
+#include "kv/blocking/blocking.hpp"
 #include "kv/multi/multi_state.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -72,12 +73,14 @@ Session::Session(ServerState& server, int fd, KvShard* shard)
     : server_(server), parser_(server.config().proto_max_bulk_len) {
   if (shard != nullptr && shard->count() > 1) dispatch_ = std::make_unique<ShardDispatch>(*shard, client_);
   client_.fd = fd;
+  client_.can_block = true;
   client_.created_ms = client_.last_active_ms = server.now_ms();
   server_.clients().add(client_);
 }
 
 Session::~Session() {
   if (client_.multi != nullptr) client_.multi->unwatch_all(server_.store());
+  (void)unblock_client(server_, client_, Unblock::silent);  // no trace of a blocked client that went
   server_.clients().remove(client_);
 }
 
@@ -87,7 +90,7 @@ Session::~Session() {
 void Session::feed(std::string_view bytes) {
   server_.stats().net_input_bytes += bytes.size();
   if (in_.size() == 0) {
-    blocked_ = false;
+    output_full_ = false;
     bytes.remove_prefix(run_commands(bytes));
     if (closing() || bytes.empty()) {
       note_buffers();
@@ -133,7 +136,7 @@ void Session::consume_output(std::size_t n) {
 }
 
 void Session::process() {
-  blocked_ = false;
+  output_full_ = false;
   in_.consume(run_commands(in_.readable()));
   if (closing()) in_.clear();
   if (in_.size() == 0) in_.shrink_if_idle(keep_buffer_bytes);
@@ -142,8 +145,12 @@ void Session::process() {
 
 // Runs the complete commands at the start of input; returns the bytes they
 // used. Stops at an unfinished command, a protocol error (the connection then
-// closes) or a full output buffer (blocked_).
+// closes) or a full output buffer (output_full_).
 std::size_t Session::run_commands(std::string_view input) {
+  if (client_.block != nullptr && client_.block->blocked) [[unlikely]] {  // kept until it is served
+    if (input.size() > server_.config().client_query_limit) client_.close_after_reply = true;
+    return 0;
+  }
   if (dispatch_ != nullptr) [[unlikely]] dispatch_->begin_run(out_);  // replies back from other shards
   if (client_.subscriber != nullptr) [[unlikely]] collect_pushes();  // pushes that came first go first
   const std::int64_t now = server_.now_ms();
@@ -178,7 +185,7 @@ std::size_t Session::run_commands(std::string_view input) {
     for (std::size_t i = 0; i < window.size; ++i) {
       const std::size_t held = dispatch_ == nullptr ? 0 : dispatch_->held_bytes();  // replies behind others still due
       if (out_.size() + held >= config.client_output_limit) {
-        blocked_ = stopped = true;
+        output_full_ = stopped = true;
         break;
       }
       if (client_.close_after_reply) break;  // QUIT, SHUTDOWN
@@ -194,9 +201,14 @@ std::size_t Session::run_commands(std::string_view input) {
         execute(command.command, argv, now);
       }
       used = command.end;
+      if (client_.block != nullptr && client_.block->blocked) [[unlikely]] {  // BLPOP ...: the rest waits
+        stopped = true;
+        break;
+      }
     }
   }
   if (dispatch_ != nullptr) [[unlikely]] dispatch_->end_run();
+  if (push_waker_ != nullptr) [[unlikely]] install_push_waker();  // a block or subscription made just now
   return used;
 }
 
@@ -353,12 +365,26 @@ void Session::flag_transaction() noexcept {
 }
 
 bool Session::has_pushes() const noexcept {
-  return client_.subscriber != nullptr && !client_.subscriber->queue().empty();
+  return (client_.subscriber != nullptr && !client_.subscriber->queue().empty()) ||
+         (client_.block != nullptr && client_.block->answered);
+}
+
+bool Session::blocked() const noexcept { return client_.block != nullptr && client_.block->blocked; }
+
+std::int64_t Session::block_wait_ms() const {
+  if (!blocked() || client_.block->deadline_ms == 0) return -1;
+  const std::int64_t left = client_.block->deadline_ms - server_.now_ms();
+  return left < 0 ? 0 : left;
+}
+
+void Session::timed_out() {
+  if (blocked() && server_.now_ms() >= client_.block->deadline_ms) (void)unblock_client(server_, client_, Unblock::timeout);
 }
 
 // The only place pushed bytes reach out_: called by the driver when no send is
 // in flight, and by run_commands (which runs only then too).
 void Session::collect_pushes() {
+  if (client_.block != nullptr && client_.block->answered) [[unlikely]] collect_unblocked();
   if (client_.subscriber == nullptr) return;
   std::string& queue = client_.subscriber->queue();
   if (queue.empty()) return;
@@ -372,8 +398,27 @@ void Session::collect_pushes() {
   client_.output_buffer = out_.size();
 }
 
+// A served or timed-out block's answer goes where the blocking command's reply
+// would have gone; then the commands that arrived while it waited run.
+void Session::collect_unblocked() {
+  BlockState& b = *client_.block;
+  b.answered = false;
+  sink().append(b.reply);
+  b.reply.clear();
+  if (b.reply.capacity() > keep_buffer_bytes) std::string().swap(b.reply);
+  if (in_.size() > 0) process();
+  note_buffers();
+}
+
 void Session::set_push_waker(Subscriber::Waker waker, void* context) noexcept {
-  if (client_.subscriber != nullptr) client_.subscriber->set_waker(waker, context);
+  push_waker_ = waker;
+  push_context_ = context;
+  install_push_waker();
+}
+
+void Session::install_push_waker() noexcept {
+  if (client_.subscriber != nullptr) client_.subscriber->set_waker(push_waker_, push_context_);
+  if (client_.block != nullptr) client_.block->set_waker(push_waker_, push_context_);
 }
 
 // Redis's processCommand in a RESP2 subscribed context; the command is named

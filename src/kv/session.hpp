@@ -41,6 +41,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <string>
@@ -81,7 +82,7 @@ class Session {
     return client_.close_after_reply && (dispatch_ == nullptr || !dispatch_->busy());
   }
   [[nodiscard]] bool wants_input() const noexcept {
-    return !client_.close_after_reply && !blocked_ && (dispatch_ == nullptr || !dispatch_->busy());
+    return !client_.close_after_reply && !output_full_ && (dispatch_ == nullptr || !dispatch_->busy());
   }
   [[nodiscard]] bool waiting_on_shards() const noexcept { return dispatch_ != nullptr && dispatch_->waiting(); }
   void set_shard_waker(ShardDispatch::Waker waker, void* context) noexcept {
@@ -89,6 +90,17 @@ class Session {
   }
 
   [[nodiscard]] bool push_mode() const noexcept { return client_.subscriber != nullptr; }
+  // The driver's loop with a recv beside its waits (drivers.hpp): a
+  // subscriber, or a client that has blocked (BLPOP ...) and may again.
+  [[nodiscard]] bool event_mode() const noexcept { return client_.subscriber != nullptr || client_.block != nullptr; }
+  // Blocked on keys (kv/blocking/): no command runs (input is kept) until a
+  // push serves it, its timeout passes (block_wait_ms, then timed_out()) or
+  // CLIENT UNBLOCK; the push waker runs then, and collect_pushes() moves the
+  // answer to output() and runs the commands that came meanwhile.
+  [[nodiscard]] bool blocked() const noexcept;
+  // Milliseconds left before the block's timeout (-1: none).
+  [[nodiscard]] std::int64_t block_wait_ms() const;
+  void timed_out();
   [[nodiscard]] bool has_pushes() const noexcept;
   void collect_pushes();
   void set_push_waker(Subscriber::Waker waker, void* context) noexcept;
@@ -102,6 +114,8 @@ class Session {
   [[nodiscard]] ParseStatus parse_window(detail::CommandWindow& window, std::string_view input, std::size_t from);
   void prefetch_window(const detail::CommandWindow& window) const noexcept;
   void note_buffers() noexcept;
+  void collect_unblocked();
+  void install_push_waker() noexcept;
   void execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now);
   [[nodiscard]] bool multi_checks(const Command& cmd, CommandContext& ctx);
   void flag_transaction() noexcept;
@@ -120,7 +134,9 @@ class Session {
   detail::InputBuffer in_;
   std::string out_;
   std::unique_ptr<ShardDispatch> dispatch_;  // only with more than one shard
-  bool blocked_ = false;  // complete commands wait for the output to drain
+  bool output_full_ = false;  // complete commands wait for the output to drain
+  Subscriber::Waker push_waker_ = nullptr;  // the driver's, for pushes and a block's answer
+  void* push_context_ = nullptr;
 };
 
 }  // namespace duet::kv

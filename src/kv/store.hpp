@@ -21,6 +21,7 @@
 #include <memory>
 #include <string_view>
 
+#include "kv/blocking/block_table.hpp"
 #include "kv/keyspace.hpp"
 #include "kv/multi/watch_table.hpp"
 
@@ -49,9 +50,20 @@ class Store {
   [[nodiscard]] bool watching() const noexcept { return watches_ != nullptr && !watches_->empty(); }
   void watch(int db, std::string_view key, WatchTicket* ticket, std::int64_t now);
   void unwatch(int db, std::string_view key, const WatchTicket* ticket);
-  // The key changed (a write that took effect): its watchers' tickets go dirty.
+  // Clients block on keys of this store (BLPOP ...: kv/blocking/).
+  [[nodiscard]] BlockTable& blocks() {
+    if (blocks_ == nullptr) blocks_ = std::make_unique<BlockTable>();
+    return *blocks_;
+  }
+  [[nodiscard]] bool has_blocked() const noexcept { return blocks_ != nullptr && !blocks_->empty(); }
+  [[nodiscard]] bool has_ready() const noexcept { return blocks_ != nullptr && blocks_->has_ready(); }
+  // Someone watches or waits on a key here: a write's keys must be touched.
+  [[nodiscard]] bool observed() const noexcept { return watching() || has_blocked(); }
+  // The key changed (a write that took effect): its watchers' tickets go
+  // dirty, and the clients blocked on it may be served.
   void touch(int db, std::string_view key) {
     if (watching()) [[unlikely]] watches_->touch(db, key, dbs_[static_cast<std::size_t>(db)].holds(key));
+    if (has_blocked()) [[unlikely]] blocks_->signal(db, key);
   }
   // At EXEC: a key alive when `ticket` watched it has expired since.
   [[nodiscard]] bool watched_key_expired(int db, std::string_view key, const WatchTicket* ticket,
@@ -67,6 +79,7 @@ class Store {
  private:
   std::array<Keyspace, db_count> dbs_;
   std::unique_ptr<WatchTable> watches_;
+  std::unique_ptr<BlockTable> blocks_;
   std::size_t next_db_ = 0;
   std::uint64_t rng_ = 0x9E3779B97F4A7C15ull;
 };

@@ -1,7 +1,7 @@
 // duet::kv::detail::run_command — a command's handler with what surrounds it
 // wherever it runs: the write observer (the AOF) around a cmd_write command,
-// the watched keys it changed (WATCH), and the commands_processed count of
-// the state it ran on.
+// the watched keys it changed (WATCH), the commands_processed count of the
+// state it ran on, and the blocked clients its push serves (BLPOP ...).
 //
 // Contract
 // - The caller has already checked arity, authentication and maxmemory; ctx's
@@ -15,6 +15,7 @@
 
 #include <string_view>
 
+#include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/multi/transaction.hpp"
 
@@ -26,10 +27,11 @@ inline void run_command(const Command& cmd, CommandContext& ctx) {
   if (observer != nullptr) observer->before_write(cmd, ctx);
   cmd.handler(ctx);
   if (observer != nullptr) observer->after_write(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
-  if ((cmd.flags & cmd_write) != 0 && ctx.store().watching()) [[unlikely]] {
+  if ((cmd.flags & cmd_write) != 0 && ctx.store().observed()) [[unlikely]] {
     touch_written_keys(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
   }
   ++ctx.server.stats().commands_processed;
+  if (ctx.server.store().has_ready()) [[unlikely]] serve_blocked(ctx.server, ctx.now);  // a push for BLPOP ...
 }
 
 }  // namespace duet::kv::detail

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "kv/aof/aof_propagation.hpp"
+#include "kv/blocking/blocking.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/multi/multi_state.hpp"
 
@@ -68,7 +69,7 @@ void run_queued(const Command& cmd, CommandContext& ctx, LoggedBlock* log) {
     translate_write(cmd, ctx, reply, records);
     log->add(ctx.client.db, records.bytes());
   }
-  if (write && ctx.store().watching()) [[unlikely]] touch_written_keys(cmd, ctx, reply);
+  if (write && ctx.store().observed()) [[unlikely]] touch_written_keys(cmd, ctx, reply);
   ++ctx.server.stats().commands_processed;
 }
 
@@ -101,6 +102,7 @@ void exec_here(CommandContext& ctx) {
   }
   client.last_command = "exec";
   if (WriteObserver* observer = ctx.server.write_observer()) observer->log_block(log);
+  if (store.has_ready()) serve_blocked(ctx.server, ctx.now);  // pushes wake blockers once EXEC is whole
 }
 
 }  // namespace duet::kv

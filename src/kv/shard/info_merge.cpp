@@ -15,7 +15,7 @@ namespace duet::kv {
 namespace {
 
 constexpr std::string_view summed[] = {
-    "connected_clients", "total_connections_received", "total_commands_processed", "total_net_input_bytes",
+    "connected_clients", "blocked_clients", "total_connections_received", "total_commands_processed", "total_net_input_bytes",
     "total_net_output_bytes", "rejected_connections", "expired_keys", "keyspace_hits", "keyspace_misses",
     "used_memory",
 };

@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "kv/aof/aof_propagation.hpp"
+#include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -96,6 +97,7 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
       [[fallthrough]];
     case Part::Op::release:
       if (job.parent_ == nullptr) here.gate().release(p);
+      if (job.parent_ == nullptr && here.state().store().has_ready()) serve_blocked(here.state(), job.now_);  // the job's pushes, whole
       job.drop_ref(false);
       return;
   }
@@ -166,7 +168,8 @@ void ShardJob::end_part(Part& p, bool apply) {
   p.released = true;
   if (p.shard == origin_->index()) {
     if (apply) apply_part(*origin_, p);
-    origin_->gate().release(p);
+    if (parent_ == nullptr) origin_->gate().release(p);  // inside a transaction the gate is the parent's
+    if (parent_ == nullptr && origin_->state().store().has_ready()) serve_blocked(origin_->state(), now_);
     return;
   }
   p.op = apply ? Part::Op::apply : Part::Op::release;
@@ -206,7 +209,7 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int 
   CommandContext ctx{shard.state(), client, views, Reply(out, resp), now_};  // not this shard's clock: the job's
   const std::size_t reply_start = out.size();
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
-  if ((cmd->flags & cmd_write) != 0 && shard.state().store().watching()) [[unlikely]] {
+  if ((cmd->flags & cmd_write) != 0 && shard.state().store().observed()) [[unlikely]] {
     touch_written_keys(*cmd, ctx, std::string_view(out).substr(reply_start));  // WATCH: this part's keys
   }
   ++shard.state().stats().commands_processed;

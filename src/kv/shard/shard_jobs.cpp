@@ -233,6 +233,9 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
                                          std::string(argv[2]), from, to);
     }
     case ShardRoute::gather:
+    // A blocking command whose keys live on several shards: its keys at one
+    // instant, popped from (or not) as a whole, on copies that cannot block.
+    case ShardRoute::blocking:
       return gather(origin, cmd, argv, db, single);
     case ShardRoute::scan: {
       std::uint64_t cursor = 0;

@@ -34,6 +34,15 @@ void reply_range(CommandContext& ctx, const ListObject& list, std::size_t from, 
 // Pops up to `count` elements at `end` and replies them, in pop order.
 void pop_range(CommandContext& ctx, ListObject& list, ListEnd end, std::size_t count);
 bool position_arg(CommandContext& ctx, std::string_view text, ListEnd& end);
+// [B]LMPOP's numkeys (at numkeys_at), keys, LEFT|RIGHT and COUNT, checked
+// as Redis checks them (an error answered: false).
+struct MpopArgs {
+  std::size_t first_key = 0;
+  std::size_t where_at = 0;
+  ListEnd end = ListEnd::head;
+  std::int64_t count = 1;
+};
+bool parse_mpop(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out);
 
 void lpos(CommandContext& ctx);
 void lmove(CommandContext& ctx);

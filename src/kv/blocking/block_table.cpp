@@ -1,0 +1,59 @@
+#include "kv/blocking/block_table.hpp"
+
+#include <algorithm>
+
+namespace duet::kv {
+
+void BlockTable::block(BlockState& b) {
+  Keys& keys = dbs_[static_cast<std::size_t>(b.request.db)];
+  for (const std::string& key : b.request.keys) {
+    auto& waiters = keys[key].queue;
+    if (std::find(waiters.begin(), waiters.end(), &b) == waiters.end()) waiters.push_back(&b);  // BLPOP k k
+  }
+  b.blocked = true;
+  b.answered = false;
+  b.reply.clear();
+  ++blocked_;
+}
+
+void BlockTable::unblock(BlockState& b) {
+  if (!b.blocked) return;
+  Keys& keys = dbs_[static_cast<std::size_t>(b.request.db)];
+  for (const std::string& key : b.request.keys) {
+    auto it = keys.find(key);
+    if (it == keys.end()) continue;
+    auto& waiters = it->second.queue;
+    waiters.erase(std::remove(waiters.begin(), waiters.end(), &b), waiters.end());
+    if (waiters.empty() && !it->second.ready) keys.erase(it);
+  }
+  b.blocked = false;
+  --blocked_;
+}
+
+void BlockTable::signal(int db, std::string_view key) {
+  Keys& keys = dbs_[static_cast<std::size_t>(db)];
+  auto it = keys.find(key);
+  if (it == keys.end() || it->second.ready || it->second.queue.empty()) return;
+  it->second.ready = true;
+  ready_.push_back({db, std::string(key)});
+}
+
+std::optional<BlockTable::ReadyKey> BlockTable::take_ready() {
+  if (ready_.empty()) return std::nullopt;
+  ReadyKey key = std::move(ready_.front());
+  ready_.erase(ready_.begin());
+  Keys& keys = dbs_[static_cast<std::size_t>(key.db)];
+  if (auto it = keys.find(key.name); it != keys.end()) {
+    it->second.ready = false;
+    if (it->second.queue.empty()) keys.erase(it);
+  }
+  return key;
+}
+
+BlockState* BlockTable::first(int db, std::string_view key) const {
+  const Keys& keys = dbs_[static_cast<std::size_t>(db)];
+  auto it = keys.find(key);
+  return it == keys.end() || it->second.queue.empty() ? nullptr : it->second.queue.front();
+}
+
+}  // namespace duet::kv

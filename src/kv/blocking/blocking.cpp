@@ -1,0 +1,111 @@
+#include "kv/blocking/blocking.hpp"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "kv/client_registry.hpp"
+#include "kv/detail/numbers.hpp"
+#include "kv/detail/run_command.hpp"
+
+namespace duet::kv {
+
+void BlockStateDeleter::operator()(BlockState* b) const noexcept { delete b; }
+
+namespace {
+
+// Runs the client's pop on `key` as a command of its own; its reply, shaped
+// as the blocking command answers, waits for the client's driver.
+void serve_one(ServerState& state, BlockState& b, const std::string& key, std::int64_t now) {
+  ClientInfo& client = b.client();
+  const BlockRequest& r = b.request;
+  const std::string_view from = r.left ? "left" : "right";
+  const std::string count = std::to_string(r.count);
+  std::vector<std::string_view> argv;
+  switch (r.kind) {
+    case BlockRequest::Kind::pop: argv = {r.left ? "lpop" : "rpop", key}; break;
+    case BlockRequest::Kind::move: argv = {"lmove", key, r.dest, from, r.to_left ? "left" : "right"}; break;
+    case BlockRequest::Kind::mpop: argv = {"lmpop", "1", key, from, "count", count}; break;
+  }
+  std::string out;
+  const int db = client.db;
+  client.db = r.db;
+  CommandContext ctx{state, client, argv, Reply(out, client.resp), now};
+  detail::run_command(*find_command(argv[0]), ctx);
+  client.db = db;
+  Reply reply(b.reply, client.resp);
+  if (r.kind == BlockRequest::Kind::pop && out.front() != '-') {  // BLPOP's [key, value]
+    reply.array(2);
+    reply.bulk(key);
+  }
+  b.reply.append(out);
+  b.finish();
+}
+
+}  // namespace
+
+bool parse_timeout(CommandContext& ctx, std::string_view text, std::int64_t& deadline) {
+  long double seconds = 0;
+  if (!detail::parse_long_double(text, seconds)) {
+    ctx.reply.error("ERR timeout is not a float or out of range");
+    return false;
+  }
+  const long double ms = std::ceil(seconds * 1000.0L);
+  if (ms < 0) {
+    ctx.reply.error("ERR timeout is negative");
+    return false;
+  }
+  if (ms > 9.0e15L) {  // past any clock: Redis overflows here; duet says so
+    ctx.reply.error("ERR timeout is out of range");
+    return false;
+  }
+  deadline = ms == 0 ? 0 : ctx.now + static_cast<std::int64_t>(ms);
+  return true;
+}
+
+void block_client(CommandContext& ctx, BlockRequest request, std::int64_t deadline) {
+  ClientInfo& client = ctx.client;
+  if (client.block == nullptr) client.block.reset(new BlockState(client));
+  BlockState& b = *client.block;
+  request.db = client.db;
+  b.request = std::move(request);
+  b.deadline_ms = deadline;
+  ctx.server.store().blocks().block(b);
+}
+
+void serve_blocked(ServerState& state, std::int64_t now) {
+  BlockTable& table = state.store().blocks();
+  if (table.serving) return;  // a command a serve runs: the loop below goes on
+  table.serving = true;
+  while (auto key = table.take_ready()) {
+    Keyspace& db = state.store().db(key->db);
+    while (BlockState* b = table.first(key->db, key->name)) {
+      const Entry* e = db.find(key->name, now);
+      if (e == nullptr || e->value.type() != ValueType::list) break;
+      table.unblock(*b);
+      serve_one(state, *b, key->name, now);
+    }
+  }
+  table.serving = false;
+}
+
+void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
+  kind == BlockRequest::Kind::move ? reply.null() : reply.null_array();
+}
+
+bool unblock_client(ServerState& state, ClientInfo& client, Unblock how) {
+  BlockState* b = client.block.get();
+  if (b == nullptr || !b->blocked) return false;
+  state.store().blocks().unblock(*b);
+  if (how == Unblock::silent) return true;
+  Reply reply(b->reply, client.resp);
+  if (how == Unblock::timeout) {
+    timeout_reply(reply, b->request.kind);
+  } else {
+    reply.error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
+  }
+  b->finish();
+  return true;
+}
+
+}  // namespace duet::kv

@@ -1,0 +1,143 @@
+// BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP (Redis 7.0's t_list.c): a key that
+// holds a list is served at once by the non-blocking command's own handler
+// (and logged as it: LPOP, LMOVE, LPOP key n); else the client blocks
+// (kv/blocking/blocking.hpp) until a push serves it, its timeout passes or
+// it goes. Inside MULTI (and on a copy of a client) nothing blocks: the
+// command answers as if its timeout had passed.
+#include <string>
+#include <vector>
+
+#include "kv/blocking/blocking.hpp"
+#include "kv/client_registry.hpp"
+#include "kv/command_table.hpp"
+#include "kv/detail/command_util.hpp"
+#include "kv/types/list_commands.hpp"
+
+namespace duet::kv {
+namespace {
+
+bool may_block(const CommandContext& ctx) noexcept { return ctx.client.can_block && !ctx.deny_blocking; }
+
+// Runs the non-blocking command `argv` as this one, into `out`, and logs it in
+// this command's place.
+void run_instead(CommandContext& ctx, std::span<const std::string_view> argv, std::string& out) {
+  CommandContext inner{ctx.server, ctx.client, argv, Reply(out, ctx.client.resp), ctx.now};
+  find_command(argv[0])->handler(inner);
+  if (inner.logged_instead != nullptr) {
+    ctx.logged_instead = inner.logged_instead;  // LMPOP said what it did
+  } else if (out.front() != '-' && out != "$-1\r\n" && out != "_\r\n") {
+    ctx.log_instead(argv);
+  } else {
+    ctx.log_instead(std::span<const std::string_view>{});
+  }
+}
+
+// BLPOP/BRPOP key [key ...] timeout
+void blocking_pop(CommandContext& ctx, bool left) {
+  std::int64_t deadline = 0;
+  if (!parse_timeout(ctx, ctx.argv.back(), deadline)) return;
+  const std::size_t last = ctx.argv.size() - 1;
+  for (std::size_t k = 1; k < last; ++k) {
+    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
+    if (e == nullptr) continue;
+    if (!detail::check_type(ctx, e, ValueType::list)) return;
+    const std::string_view pop[] = {left ? "lpop" : "rpop", ctx.argv[k]};
+    std::string value;
+    run_instead(ctx, pop, value);
+    ctx.reply.array(2);
+    ctx.reply.bulk(ctx.argv[k]);
+    ctx.reply.buffer().append(value);
+    return;
+  }
+  if (!may_block(ctx)) return ctx.reply.null_array();
+  BlockRequest r;
+  r.kind = BlockRequest::Kind::pop;
+  r.left = left;
+  for (std::size_t k = 1; k < last; ++k) r.keys.emplace_back(ctx.argv[k]);
+  block_client(ctx, std::move(r), deadline);
+}
+
+void blpop(CommandContext& ctx) { blocking_pop(ctx, true); }
+void brpop(CommandContext& ctx) { blocking_pop(ctx, false); }
+
+// BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout, and BRPOPLPUSH.
+void blocking_move(CommandContext& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
+  std::int64_t deadline = 0;
+  if (!parse_timeout(ctx, timeout, deadline)) return;
+  Entry* src = ctx.db().find(ctx.argv[1], ctx.now);
+  if (!detail::check_type(ctx, src, ValueType::list)) return;
+  if (src != nullptr) {
+    const std::string_view move[] = {"lmove", ctx.argv[1], ctx.argv[2], from == ListEnd::head ? "left" : "right",
+                                     to == ListEnd::head ? "left" : "right"};
+    std::string out;
+    run_instead(ctx, move, out);
+    ctx.reply.buffer().append(out);
+    return;
+  }
+  if (!may_block(ctx)) return ctx.reply.null();
+  BlockRequest r;
+  r.kind = BlockRequest::Kind::move;
+  r.left = from == ListEnd::head;
+  r.to_left = to == ListEnd::head;
+  r.dest = std::string(ctx.argv[2]);
+  r.keys.emplace_back(ctx.argv[1]);
+  block_client(ctx, std::move(r), deadline);
+}
+
+void blmove(CommandContext& ctx) {
+  ListEnd from = ListEnd::head;
+  ListEnd to = ListEnd::head;
+  if (!list_cmd::position_arg(ctx, ctx.argv[3], from) || !list_cmd::position_arg(ctx, ctx.argv[4], to)) return;
+  blocking_move(ctx, from, to, ctx.argv[5]);
+}
+
+void brpoplpush(CommandContext& ctx) { blocking_move(ctx, ListEnd::tail, ListEnd::head, ctx.argv[3]); }
+
+// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
+void blmpop(CommandContext& ctx) {
+  list_cmd::MpopArgs args;
+  if (!list_cmd::parse_mpop(ctx, 2, args)) return;
+  std::int64_t deadline = 0;
+  if (!parse_timeout(ctx, ctx.argv[1], deadline)) return;
+  for (std::size_t k = args.first_key; k < args.where_at; ++k) {
+    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
+    if (e == nullptr) continue;
+    if (!detail::check_type(ctx, e, ValueType::list)) return;
+    std::vector<std::string_view> lmpop{"lmpop"};
+    lmpop.insert(lmpop.end(), ctx.argv.begin() + 2, ctx.argv.end());
+    std::string out;
+    run_instead(ctx, lmpop, out);
+    ctx.reply.buffer().append(out);
+    return;
+  }
+  if (!may_block(ctx)) return ctx.reply.null_array();
+  BlockRequest r;
+  r.kind = BlockRequest::Kind::mpop;
+  r.left = args.end == ListEnd::head;
+  r.count = args.count;
+  for (std::size_t k = args.first_key; k < args.where_at; ++k) r.keys.emplace_back(ctx.argv[k]);
+  block_client(ctx, std::move(r), deadline);
+}
+
+constexpr std::uint32_t wb = cmd_write | cmd_noscript | cmd_blocking;
+
+constexpr Command commands[] = {
+    {"blpop", -3, wb, blpop, 1, -2, 1, "list",
+     "Remove and get the first element in a list, or block until one is available", ShardRoute::blocking},
+    {"brpop", -3, wb, brpop, 1, -2, 1, "list",
+     "Remove and get the last element in a list, or block until one is available", ShardRoute::blocking},
+    {"blmove", 6, wb | cmd_denyoom, blmove, 1, 2, 1, "list",
+     "Pop an element from a list, push it to another list and return it; or block until one is available",
+     ShardRoute::blocking},
+    {"brpoplpush", 4, wb | cmd_denyoom, brpoplpush, 1, 2, 1, "list",
+     "Pop an element from a list, push it to another list and return it; or block until one is available",
+     ShardRoute::blocking},
+    {"blmpop", -5, cmd_write | cmd_blocking, blmpop, 0, 0, 0, "list",
+     "Pop elements from a list, or block until one is available", ShardRoute::blocking, 2},
+};
+
+}  // namespace
+
+std::span<const Command> blocking_commands() noexcept { return commands; }
+
+}  // namespace duet::kv
