@@ -161,16 +161,16 @@ Task<void> serve(ServerRuntime& rt, Stream conn, std::stop_token stop) {
   while (open) {
     if (!session.output().empty() && !co_await flush(rt, conn, session, stop)) break;
     if (session.closing()) break;
+    if (session.event_mode()) {  // subscribed, or blocked once (BLPOP ...): pushes and timeouts too
+      co_await serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
+      break;
+    }
     if (!session.wants_input()) {  // over the output limit (drained), or replies due from other shards
       if constexpr (sharded) {
         if (session.waiting_on_shards() && !co_await wait_shards(loop_of(conn), session, stop)) break;
       }
       session.process();
       continue;
-    }
-    if (session.event_mode()) {
-      co_await serve_subscriber(rt, conn, session, {plain.get(), tls ? TlsEngine::max_plaintext : 0}, stop);
-      break;
     }
     // The loop lends a buffer only once bytes are there, and gets it back at
     // the end of this iteration: waiting connections hold none.

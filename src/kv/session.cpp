@@ -378,7 +378,14 @@ std::int64_t Session::block_wait_ms() const {
 }
 
 void Session::timed_out() {
-  if (blocked() && server_.now_ms() >= client_.block->deadline_ms) (void)unblock_client(server_, client_, Unblock::timeout);
+  if (!blocked() || server_.now_ms() < client_.block->deadline_ms) return;
+  BlockState& b = *client_.block;
+  if (b.remote != nullptr) {  // the keys' shard answers (a serve may have won the race)
+    b.deadline_ms = 0;
+    b.cancel_remote(b.remote);
+    return;
+  }
+  (void)unblock_client(server_, client_, Unblock::timeout);
 }
 
 // The only place pushed bytes reach out_: called by the driver when no send is
@@ -406,7 +413,7 @@ void Session::collect_unblocked() {
   sink().append(b.reply);
   b.reply.clear();
   if (b.reply.capacity() > keep_buffer_bytes) std::string().swap(b.reply);
-  if (in_.size() > 0) process();
+  process();  // what came meanwhile; a remote block's answer, from its hole
   note_buffers();
 }
 

@@ -73,6 +73,11 @@ class BlockState {
 
   BlockRequest request;
   std::int64_t deadline_ms = 0;  // server clock; 0: no timeout
+  // Blocked on another shard (kv/shard/remote_block.hpp): this state only
+  // marks the connection as waiting; its timeout asks that shard to answer.
+  using CancelRemote = void (*)(void* context);
+  CancelRemote cancel_remote = nullptr;
+  void* remote = nullptr;
   bool blocked = false;          // in the table
   bool answered = false;         // `reply` waits for the driver
   std::string reply;

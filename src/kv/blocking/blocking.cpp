@@ -95,7 +95,7 @@ void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
 
 bool unblock_client(ServerState& state, ClientInfo& client, Unblock how) {
   BlockState* b = client.block.get();
-  if (b == nullptr || !b->blocked) return false;
+  if (b == nullptr || !b->blocked || b->remote != nullptr) return false;  // a remote block answers from its shard
   state.store().blocks().unblock(*b);
   if (how == Unblock::silent) return true;
   Reply reply(b->reply, client.resp);

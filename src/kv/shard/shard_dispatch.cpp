@@ -4,12 +4,16 @@
 #include "kv/shard/shard_dispatch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
+#include "kv/blocking/block_table.hpp"
 #include "kv/command_table.hpp"
+#include "kv/detail/numbers.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/remote_batch.hpp"
+#include "kv/shard/remote_block.hpp"
 #include "kv/shard/shard_gate.hpp"
 #include "kv/shard/shard_job.hpp"
 #include "kv/shard/shard_jobs.hpp"
@@ -41,6 +45,9 @@ ShardDispatch::~ShardDispatch() {
     if (h.ready && h.batch != nullptr && h.batch->drop_hole()) RemoteBatch::recycle(shard_, h.batch);
   }
   for (ShardJob* job : jobs_) job->orphan();
+  for (Hole& h : holes_) {
+    if (h.block != nullptr && !h.ready) h.block->orphan();
+  }
 }
 
 bool ShardDispatch::must_stall(const Command* cmd, std::span<const std::string_view> argv) {
@@ -102,6 +109,14 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
       break;
   }
   std::size_t single = shard_.index();
+  if (cmd.route == ShardRoute::blocking) [[unlikely]] {
+    // BLPOP ...: blocks where its keys are; over several shards, a gather job (it cannot block).
+    if (blocking_target(shard_, cmd, argv, single)) {
+      if (single == shard_.index() && runs_here(false)) return false;  // the handler, as the client itself
+      block_remote(cmd, argv, single);
+      return true;
+    }
+  }
   std::unique_ptr<ShardJob> job;
   if (cmd.route == ShardRoute::exec || cmd.route == ShardRoute::watch) [[unlikely]] {
     // MULTI/EXEC, WATCH (kv/shard/tx_job.hpp): a job when keys live elsewhere, else the handler here.
@@ -143,6 +158,40 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   due.count = 1;
   batch->add_hole();
   ++pending_;
+}
+
+// The session waits as a blocked client (its timeout, its kept input), with
+// a hole for the one answer the keys' shard sends.
+void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target) {
+  Hole& due = holes_.emplace_back();
+  due.at = held_.size();
+  ++pending_;
+  due.block = RemoteBlock::start(*this, shard_, target, cmd, argv, client_.db, client_.resp);
+  if (client_.block == nullptr) client_.block.reset(new BlockState(client_));
+  BlockState& b = *client_.block;
+  long double seconds = 0;
+  const std::string_view timeout = cmd.numkeys_at > 0 ? argv[1] : argv.back();
+  const bool timed = detail::parse_long_double(timeout, seconds) && seconds > 0 && seconds < 9.0e12L;
+  b.deadline_ms = timed ? shard_.state().now_ms() + static_cast<std::int64_t>(std::ceil(seconds * 1000.0L)) : 0;
+  b.remote = due.block;
+  b.cancel_remote = [](void* rb) { static_cast<RemoteBlock*>(rb)->cancel(); };
+  b.blocked = true;
+  b.answered = false;
+}
+
+void ShardDispatch::on_block(RemoteBlock& block) {
+  for (Hole& h : holes_) {
+    if (h.block != &block || h.ready) continue;
+    h.reply = block.take_reply();
+    h.ready = true;
+    --pending_;
+  }
+  if (BlockState* b = client_.block.get(); b != nullptr && b->remote == &block) {
+    b->remote = nullptr;
+    b->cancel_remote = nullptr;
+    b->finish();  // the session collects the hole (Session::collect_pushes)
+  }
+  wake();
 }
 
 std::string& ShardDispatch::sink(std::string& out) { return holes_.empty() ? out : held_; }

@@ -57,6 +57,7 @@ namespace duet::kv {
 struct Command;
 class KvShard;
 class RemoteBatch;
+class RemoteBlock;
 class ShardJob;
 
 class ShardDispatch {
@@ -114,6 +115,7 @@ class ShardDispatch {
   // From the messages, on this thread.
   void on_batch(RemoteBatch& batch);
   void on_job(ShardJob& job, std::string reply);
+  void on_block(RemoteBlock& block);
 
  private:
   [[nodiscard]] bool stall() noexcept {
@@ -132,6 +134,7 @@ class ShardDispatch {
     std::size_t at = 0;
     RemoteBatch* batch = nullptr;
     ShardJob* job = nullptr;
+    RemoteBlock* block = nullptr;  // a blocking command waiting on another shard
     std::uint32_t first = 0;
     std::uint32_t count = 0;
     bool ready = false;
@@ -164,6 +167,7 @@ class ShardDispatch {
   enum class Plan : unsigned char { here, remote, job };
 
   void queue_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
+  void block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
   void wake() noexcept {
     if (waker_ != nullptr) waker_(waker_context_);
   }

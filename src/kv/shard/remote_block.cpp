@@ -1,0 +1,152 @@
+// RemoteBlock: the answer travels back exactly once (back_), whichever of
+// the immediate reply, the serve and the cancel comes first on the keys'
+// shard; a cancel that comes later finds `answered_` and does nothing.
+#include "kv/shard/remote_block.hpp"
+
+#include "kv/blocking/blocking.hpp"
+#include "kv/command_table.hpp"
+#include "kv/detail/numbers.hpp"
+#include "kv/detail/run_command.hpp"
+#include "kv/shard/key_shard.hpp"
+#include "kv/shard/kv_cluster.hpp"
+#include "kv/shard/shard_dispatch.hpp"
+
+namespace duet::kv {
+
+RemoteBlock::RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t target)
+    : connection_(&connection), origin_(&origin), target_(target) {
+  there_.self = cancel_.self = back_.self = this;
+}
+
+RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std::size_t target, const Command& cmd,
+                                std::span<const std::string_view> argv, int db, int resp) {
+  auto* rb = new RemoteBlock(connection, origin, target);
+  rb->command_ = &cmd;
+  rb->argv_.assign(argv);
+  rb->client_.authenticated = true;
+  rb->client_.can_block = true;
+  rb->client_.db = db;
+  rb->client_.resp = resp;
+  rb->there_.run_ = &arrive;
+  origin.send_for_reply(target, rb->there_);
+  return rb;
+}
+
+void RemoteBlock::cancel() { send_cancel(Cancel::timeout); }
+
+void RemoteBlock::orphan() {
+  connection_ = nullptr;
+  send_cancel(Cancel::silent);
+}
+
+void RemoteBlock::send_cancel(Cancel how) {
+  if (cancel_sent_) return;  // one is on its way: its answer (or the serve's) comes
+  cancel_sent_ = true;
+  requested_ = how;
+  refs_.fetch_add(1, std::memory_order_relaxed);
+  cancel_.run_ = &cancelled;
+  origin_->send(target_, cancel_);  // after there_: one sender's messages arrive in order
+}
+
+// Target thread: the command, once the gate lets a write pass.
+void RemoteBlock::arrive(LoopMessage* msg) noexcept {
+  RemoteBlock& rb = *static_cast<Message*>(msg)->self;
+  KvShard& here = rb.origin_->cluster().shard(rb.target_);
+  rb.mode_ = Mode::pass_write;
+  rb.resume_ = &resumed;
+  if (here.gate().wait(rb)) rb.run_there();
+}
+
+void RemoteBlock::resumed(GateWaiter* self) noexcept { static_cast<RemoteBlock*>(self)->run_there(); }
+
+void RemoteBlock::run_there() {
+  ran_ = true;
+  if (answered_) return;  // cancelled silently while queued at the gate
+  KvShard& here = origin_->cluster().shard(target_);
+  std::vector<std::string_view> argv;
+  argv_.views(argv);
+  const std::int64_t now = here.state().now_ms();
+  CommandContext ctx{here.state(), client_, argv, Reply(reply_, client_.resp), now};
+  ctx.deny_blocking = seen_ != Cancel::none;  // timed out before it ran: it answers at once
+  detail::run_command(*command_, ctx);
+  if (client_.block != nullptr && client_.block->blocked) {
+    client_.block->set_waker([](void* self) noexcept { static_cast<RemoteBlock*>(self)->answer_there(); }, this);
+    return;  // served or cancelled later
+  }
+  answer_there();
+}
+
+// Target thread: the served reply (or a timeout's) is the answer.
+void RemoteBlock::answer_there() {
+  if (answered_) return;
+  answered_ = true;
+  if (client_.block != nullptr && client_.block->answered) {
+    reply_.append(client_.block->reply);
+    client_.block->answered = false;
+  }
+  AofDurability* log = origin_->cluster().shard(target_).durability();
+  if (log == nullptr || !log->must_wait()) return go_back();
+  durable_.context_ = this;
+  durable_.resume_ = [](DurableWaiter* w) noexcept { static_cast<RemoteBlock*>(w->context_)->go_back(); };
+  log->wait(durable_);
+}
+
+void RemoteBlock::go_back() noexcept {
+  back_.run_ = &returned;
+  origin_->cluster().shard(target_).send(origin_->index(), back_);
+}
+
+void RemoteBlock::cancelled(LoopMessage* msg) noexcept {
+  RemoteBlock& rb = *static_cast<Message*>(msg)->self;
+  KvShard& here = rb.origin_->cluster().shard(rb.target_);
+  rb.seen_ = rb.requested_;  // the message orders the origin's write before this read
+  if (!rb.answered_) {
+    if (!rb.ran_) {
+      if (rb.seen_ == Cancel::silent) rb.answer_there();  // never runs: run_there sees answered_
+      // a timeout: run_there runs it without blocking
+    } else if (rb.client_.block != nullptr && rb.client_.block->blocked) {
+      const bool silent = rb.seen_ == Cancel::silent;
+      (void)unblock_client(here.state(), rb.client_, silent ? Unblock::silent : Unblock::timeout);
+      if (silent) rb.answer_there();  // timeout: finish() called answer_there already
+    }
+  }
+  rb.drop();
+}
+
+// Origin thread: the one answer.
+void RemoteBlock::returned(LoopMessage* msg) noexcept {
+  RemoteBlock& rb = *static_cast<Message*>(msg)->self;
+  rb.origin_->reply_came();
+  if (rb.connection_ != nullptr) rb.connection_->on_block(rb);
+  rb.drop();  // the answer's
+  rb.drop();  // the origin's
+}
+
+void RemoteBlock::drop() noexcept {
+  if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+}
+
+bool blocking_target(const KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                     std::size_t& target) {
+  std::size_t first = 1;
+  std::size_t end = argv.size() - 1;  // BLPOP/BRPOP: every argument but the timeout
+  if (cmd.numkeys_at > 0) {           // BLMPOP timeout numkeys key ...
+    std::int64_t n = 0;
+    const auto at = static_cast<std::size_t>(cmd.numkeys_at);
+    if (!detail::parse_i64(argv[at], n) || n < 1 || static_cast<std::uint64_t>(n) > argv.size() - at - 2) {
+      target = origin.index();  // malformed: the handler answers the error here
+      return true;
+    }
+    first = at + 1;
+    end = first + static_cast<std::size_t>(n);
+  } else if (cmd.last_key > 0) {  // BLMOVE, BRPOPLPUSH: source and destination
+    end = static_cast<std::size_t>(cmd.last_key) + 1;
+  }
+  target = key_shard(argv[first], origin.count());
+  for (std::size_t i = first + 1; i < end; ++i) {
+    if (key_shard(argv[i], origin.count()) != target) return false;
+  }
+  return true;
+}
+
+}  // namespace duet::kv

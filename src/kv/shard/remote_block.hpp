@@ -1,0 +1,98 @@
+// duet::kv::RemoteBlock — a blocking command (BLPOP ...) whose keys live on
+// one shard other than the connection's, or on its own while a job holds the
+// gate (--threads N): the client blocks where the keys are.
+//
+// Contract
+// - start() sends the command to the keys' shard, where it runs as soon as
+//   the gate lets a write pass, as a stand-in client that may block: served
+//   at once, or registered in that shard's BlockTable like a local client.
+//   Exactly one answer comes back (ShardDispatch::on_block): the immediate
+//   reply, the served one (sent once the shard's writes are safe in the AOF),
+//   or a timeout's or cancel's. The keys' shard decides alone, so a client is
+//   never served twice nor served and timed out.
+// - cancel(timeout) from the connection: its timeout passed (the answer is
+//   then the timeout's null, unless a serve won the race: that answer
+//   stands) or it went away (orphan(): no answer is wanted; one that was
+//   served meanwhile is dropped, as a reply Redis sends to a socket that
+//   just closed). A cancel may meet the command still queued at the gate:
+//   it then never blocks.
+// - Lifetime: shared by the origin and the messages in flight (an atomic
+//   count); the last of them frees it. Thread rules: start/cancel/orphan and
+//   the answer on the origin's thread; the command, the serve and the cancel
+//   on the keys' shard's.
+// - blocking_target(): the one shard whose keys a blocking command waits on
+//   (BLMOVE's destination counts); false when they span several (the command
+//   then runs as a gather job that cannot block: docs/KV.md).
+//
+//   if (blocking_target(shard, cmd, argv, target)) RemoteBlock::start(dispatch, shard, target, cmd, argv, db, resp);
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "io/loop_message.hpp"
+#include "kv/aof/durable_waiter.hpp"
+#include "kv/client_registry.hpp"
+#include "kv/detail/args.hpp"
+#include "kv/shard/shard_gate.hpp"
+
+namespace duet::kv {
+
+struct Command;
+class KvShard;
+class ShardDispatch;
+
+class RemoteBlock final : GateWaiter {
+ public:
+  static RemoteBlock* start(ShardDispatch& connection, KvShard& origin, std::size_t target, const Command& cmd,
+                            std::span<const std::string_view> argv, int db, int resp);
+  RemoteBlock(const RemoteBlock&) = delete;
+  RemoteBlock& operator=(const RemoteBlock&) = delete;
+
+  void cancel();  // the timeout passed: answer now if still blocked
+  void orphan();  // the connection went: no answer wanted
+  [[nodiscard]] std::string take_reply() { return std::move(reply_); }
+
+ private:
+  struct Message final : LoopMessage {
+    RemoteBlock* self = nullptr;
+  };
+  enum class Cancel : unsigned char { none, timeout, silent };
+
+  RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t target);
+  ~RemoteBlock() = default;
+
+  void send_cancel(Cancel how);
+  void run_there();
+  void answer_there();
+  void go_back() noexcept;
+  void drop() noexcept;
+  static void arrive(LoopMessage* msg) noexcept;
+  static void resumed(GateWaiter* self) noexcept;
+  static void cancelled(LoopMessage* msg) noexcept;
+  static void returned(LoopMessage* msg) noexcept;
+
+  ShardDispatch* connection_;  // null once orphaned (origin thread)
+  KvShard* origin_;
+  std::size_t target_;
+  const Command* command_ = nullptr;
+  Args argv_;
+  ClientInfo client_;      // the stand-in on the target shard
+  std::string reply_;
+  Message there_, cancel_, back_;
+  DurableWaiter durable_;
+  Cancel requested_ = Cancel::none;  // origin: written before cancel_ is sent
+  Cancel seen_ = Cancel::none;       // target: requested_ as cancel_ brought it
+  bool cancel_sent_ = false;         // origin
+  bool ran_ = false;                 // target
+  bool answered_ = false;            // target: back_ was sent
+  std::atomic<int> refs_{2};         // the origin's, and the answer's (back_)
+};
+
+[[nodiscard]] bool blocking_target(const KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
+                                   std::size_t& target);
+
+}  // namespace duet::kv
