@@ -139,3 +139,79 @@ TEST_CASE("an unchanged watch across shards lets exec run and the entries go awa
   fake.cluster.shard(1).state().store().active_expire_cycle(fake.now, 10);  // the cron purges released tickets
   CHECK_FALSE(fake.cluster.shard(1).state().store().watching());
 }
+
+namespace {
+
+// A client's answer once woken (a blocked session's driver collects it).
+std::string woken_answer(ShardClient& c) {
+  c.session.collect_pushes();
+  c.drain();
+  return c.take();
+}
+
+}  // namespace
+
+TEST_CASE("a client blocked on another shard's key is served by a push there, in arrival order", "[kv][shard][blocking]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    FakeShards fake(2, seed);
+    const std::string q = fake.key_on(1, "q");
+    ShardClient far(fake, 0);    // blocks on shard 1's key from shard 0
+    ShardClient near(fake, 1);   // blocks there too, after it
+    ShardClient pusher(fake, seed % 2);
+    far.send(resp({"BLPOP", q, "0"}) + resp({"PING"}));
+    kvtest::settle(fake, {&far});
+    near.send(resp({"BRPOP", q, "0"}));
+    kvtest::settle(fake, {&far, &near});
+    CHECK(far.session.blocked());
+    CHECK(near.session.blocked());
+    pusher.send(resp({"RPUSH", q, "a", "b"}));
+    kvtest::settle(fake, {&far, &near, &pusher});
+    INFO("seed " << seed);
+    CHECK(woken_answer(far) == "*2\r\n$" + std::to_string(q.size()) + "\r\n" + q + "\r\n$1\r\na\r\n+PONG\r\n");
+    CHECK(woken_answer(near) == "*2\r\n$" + std::to_string(q.size()) + "\r\n" + q + "\r\n$1\r\nb\r\n");
+  }
+}
+
+TEST_CASE("a remote block that times out answers null unless a push won the race", "[kv][shard][blocking]") {
+  FakeShards fake(2, 5);
+  const std::string q = fake.key_on(1, "q");
+  ShardClient far(fake, 0);
+  far.send(resp({"BLPOP", q, "0.5"}));
+  kvtest::settle(fake, {&far});
+  CHECK(far.session.block_wait_ms() == 500);
+  fake.now += 500;
+  far.session.timed_out();  // sends the cancel; the answer comes from shard 1
+  CHECK(far.session.block_wait_ms() == -1);
+  kvtest::settle(fake, {&far});
+  CHECK(woken_answer(far) == "*-1\r\n");
+
+  // the push reaches shard 1 before the cancel: the served value is the answer, nothing is lost
+  far.send(resp({"BLPOP", q, "0.5"}));
+  kvtest::settle(fake, {&far});
+  ShardClient pusher(fake, 1);
+  pusher.session.feed(resp({"RPUSH", q, "v"}));
+  fake.now += 500;
+  far.session.timed_out();
+  kvtest::settle(fake, {&far, &pusher});
+  CHECK(woken_answer(far) == "*2\r\n$" + std::to_string(q.size()) + "\r\n" + q + "\r\n$1\r\nv\r\n");
+  pusher.send(resp({"EXISTS", q}));
+  kvtest::settle(fake, {&pusher});
+  CHECK(pusher.take().ends_with(":0\r\n"));
+}
+
+TEST_CASE("a client that goes while blocked on another shard leaves nothing there", "[kv][shard][blocking]") {
+  FakeShards fake(2, 9);
+  const std::string q = fake.key_on(1, "q");
+  {
+    ShardClient gone(fake, 0);
+    gone.send(resp({"BRPOPLPUSH", q, fake.key_on(1, "d"), "0"}));
+    kvtest::settle(fake, {&gone});
+    CHECK(fake.cluster.shard(1).state().store().has_blocked());
+  }
+  fake.pump();
+  CHECK_FALSE(fake.cluster.shard(1).state().store().has_blocked());
+  ShardClient pusher(fake, 1);
+  pusher.send(resp({"RPUSH", q, "kept"}) + resp({"LLEN", q}));
+  kvtest::settle(fake, {&pusher});
+  CHECK(pusher.take() == ":1\r\n:1\r\n");
+}
