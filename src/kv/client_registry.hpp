@@ -57,6 +57,10 @@ struct ClientInfo {
   // A Session's own client, which may block; not the copies that batches,
   // jobs and the AOF loader run commands as.
   bool can_block = false;
+  // CLIENT REPLY OFF / SKIP (Session drops the replies), CLIENT NO-EVICT.
+  bool reply_off = false;
+  bool reply_skip = false;  // the next command's reply
+  bool no_evict = false;
 
   ClientInfo* prev_ = nullptr;  // registry links
   ClientInfo* next_ = nullptr;

@@ -120,6 +120,8 @@ struct Command {
 
 // Each family file defines its part of the table.
 std::span<const Command> connection_commands() noexcept;
+// CLIENT REPLY | NO-EVICT | UNBLOCK (commands_client_flow.cpp); false: not one of them.
+bool client_flow_command(CommandContext& ctx, std::string_view sub);
 std::span<const Command> string_commands() noexcept;
 std::span<const Command> counter_commands() noexcept;
 std::span<const Command> keyspace_commands() noexcept;
@@ -135,6 +137,7 @@ std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
 std::span<const Command> multi_commands() noexcept;
-std::span<const Command> blocking_commands() noexcept;  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
+std::span<const Command> blocking_commands() noexcept;
+std::span<const Command> wait_commands() noexcept;  // commands_client_flow.cpp: WAIT  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
 
 }  // namespace duet::kv

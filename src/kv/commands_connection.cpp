@@ -3,6 +3,7 @@
 #include <string>
 
 #include "kv/command_table.hpp"
+#include "kv/blocking/block_table.hpp"
 #include "kv/multi/multi_state.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/pubsub.hpp"
@@ -154,15 +155,27 @@ void select(CommandContext& ctx) {
   ctx.reply.ok();
 }
 
+// CLIENT LIST's flags, in Redis 7.0's order (networking.c), N for none.
+std::string client_flags(const ClientInfo& c) {
+  std::string flags;
+  if (subscribed(c)) flags += 'P';
+  if (in_multi(c)) flags += 'x';
+  if (c.block != nullptr && c.block->blocked) flags += 'b';
+  if (c.multi != nullptr && c.multi->watch_dirty()) flags += 'd';
+  if (c.no_evict) flags += 'e';
+  return flags.empty() ? "N" : flags;
+}
+
 void append_client_line(std::string& out, const ServerState& server, const ClientInfo& c, std::int64_t now) {
   out += "id=" + std::to_string(c.id) + " addr=" + server.socket_name(c.fd, true) +
          " laddr=" + server.socket_name(c.fd, false) + " fd=" + std::to_string(c.fd) +
          " name=" + c.name + " age=" + std::to_string((now - c.created_ms) / 1000) +
-         " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=" + (subscribed(c) ? "P" : "N") +
+         " idle=" + std::to_string((now - c.last_active_ms) / 1000) + " flags=" + client_flags(c) +
          " db=" + std::to_string(c.db) + " sub=" + std::to_string(c.subscriber ? c.subscriber->channel_count() : 0) +
          " psub=" + std::to_string(c.subscriber ? c.subscriber->pattern_count() : 0) +
          " ssub=" + std::to_string(c.subscriber ? c.subscriber->shard_channel_count() : 0) +
-         " multi=-1 qbuf=" + std::to_string(c.query_buffer) +
+         " multi=" + std::to_string(in_multi(c) ? static_cast<std::int64_t>(c.multi->queued.size()) : -1) +
+         " qbuf=" + std::to_string(c.query_buffer) +
          " qbuf-free=0 argv-mem=0 multi-mem=0 obl=" + std::to_string(c.output_buffer) +
          " oll=0 omem=0 tot-mem=0 events=r cmd=";
   detail::append_lower(out, c.last_command);
@@ -231,7 +244,7 @@ void client(CommandContext& ctx) {
     std::string text;
     append_client_line(text, ctx.server, ctx.client, ctx.now);
     ctx.reply.verbatim(text);
-  } else {
+  } else if (!client_flow_command(ctx, sub)) {  // REPLY, NO-EVICT, UNBLOCK: commands_client_flow.cpp
     detail::unknown_subcommand(ctx, "CLIENT");
   }
 }

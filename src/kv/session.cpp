@@ -321,14 +321,34 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
     return;
   }
   client_.last_command = cmd->name;  // before the handler, so CLIENT LIST shows itself
+  if (client_.reply_off || client_.reply_skip) [[unlikely]] return run_quietly(*cmd, argv, ctx);
+  const std::size_t mark = to.size();
+  run(*cmd, argv, ctx);
+  if (client_.reply_off || client_.reply_skip) [[unlikely]] to.resize(mark);  // CLIENT REPLY OFF|SKIP: its own reply too
+}
+
+void Session::run(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx) {
+  std::string& to = ctx.reply.buffer();
   if (dispatch_ != nullptr) [[unlikely]] {
-    if (dispatch_->takes(*cmd, argv)) return;  // runs on another shard
+    if (dispatch_->takes(cmd, argv)) return;  // runs on another shard
     const std::size_t before = to.size();
-    detail::run_command(*cmd, ctx);
+    detail::run_command(cmd, ctx);
     dispatch_->note_reply(to.size() - before);  // sizes what waits on other shards
     return;
   }
-  detail::run_command(*cmd, ctx);
+  detail::run_command(cmd, ctx);
+}
+
+// CLIENT REPLY OFF or SKIP (networking.c): the command runs, its reply is
+// dropped — made here, or due from another shard (a quiet hole).
+void Session::run_quietly(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx) {
+  const bool skip = client_.reply_skip;
+  client_.reply_skip = false;
+  const std::size_t mark = ctx.reply.buffer().size();
+  if (dispatch_ != nullptr) dispatch_->set_quiet(true);  // a hole it makes is dropped when collected
+  run(cmd, argv, ctx);
+  if (dispatch_ != nullptr) dispatch_->set_quiet(false);
+  if (skip || client_.reply_off || client_.reply_skip) ctx.reply.buffer().resize(mark);
 }
 
 // processCommand's checks for a client with MULTI or WATCH state: inside
@@ -382,7 +402,7 @@ void Session::timed_out() {
   BlockState& b = *client_.block;
   if (b.remote != nullptr) {  // the keys' shard answers (a serve may have won the race)
     b.deadline_ms = 0;
-    b.cancel_remote(b.remote);
+    b.cancel_remote(b.remote, false);
     return;
   }
   (void)unblock_client(server_, client_, Unblock::timeout);

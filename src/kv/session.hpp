@@ -117,6 +117,8 @@ class Session {
   void collect_unblocked();
   void install_push_waker() noexcept;
   void execute(const Command* cmd, std::span<const std::string_view> argv, std::int64_t now);
+  void run(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx);
+  void run_quietly(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx);
   [[nodiscard]] bool multi_checks(const Command& cmd, CommandContext& ctx);
   void flag_transaction() noexcept;
   // Inside MULTI every command but EXEC, DISCARD, MULTI, WATCH, QUIT and

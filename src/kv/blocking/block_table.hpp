@@ -40,7 +40,7 @@ struct ClientInfo;
 
 // What a blocked client waits for, and what it runs when served.
 struct BlockRequest {
-  enum class Kind : unsigned char { pop, move, mpop };
+  enum class Kind : unsigned char { pop, move, mpop, wait };  // wait: WAIT, on no key
   Kind kind = Kind::pop;
   bool left = true;     // pop from the head
   bool to_left = true;  // move: push at the head of dest
@@ -75,7 +75,7 @@ class BlockState {
   std::int64_t deadline_ms = 0;  // server clock; 0: no timeout
   // Blocked on another shard (kv/shard/remote_block.hpp): this state only
   // marks the connection as waiting; its timeout asks that shard to answer.
-  using CancelRemote = void (*)(void* context);
+  using CancelRemote = void (*)(void* context, bool error);  // error: CLIENT UNBLOCK ... ERROR
   CancelRemote cancel_remote = nullptr;
   void* remote = nullptr;
   bool blocked = false;          // in the table

@@ -90,7 +90,11 @@ void serve_blocked(ServerState& state, std::int64_t now) {
 }
 
 void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
-  kind == BlockRequest::Kind::move ? reply.null() : reply.null_array();
+  switch (kind) {
+    case BlockRequest::Kind::move: return reply.null();
+    case BlockRequest::Kind::wait: return reply.integer(0);  // replicas that acknowledged
+    default: return reply.null_array();
+  }
 }
 
 bool unblock_client(ServerState& state, ClientInfo& client, Unblock how) {

@@ -32,7 +32,7 @@ RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std:
   return rb;
 }
 
-void RemoteBlock::cancel() { send_cancel(Cancel::timeout); }
+void RemoteBlock::cancel(bool error) { send_cancel(error ? Cancel::error : Cancel::timeout); }
 
 void RemoteBlock::orphan() {
   connection_ = nullptr;
@@ -106,8 +106,9 @@ void RemoteBlock::cancelled(LoopMessage* msg) noexcept {
       // a timeout: run_there runs it without blocking
     } else if (rb.client_.block != nullptr && rb.client_.block->blocked) {
       const bool silent = rb.seen_ == Cancel::silent;
-      (void)unblock_client(here.state(), rb.client_, silent ? Unblock::silent : Unblock::timeout);
-      if (silent) rb.answer_there();  // timeout: finish() called answer_there already
+      const Unblock how = silent ? Unblock::silent : rb.seen_ == Cancel::error ? Unblock::error : Unblock::timeout;
+      (void)unblock_client(here.state(), rb.client_, how);
+      if (silent) rb.answer_there();  // else finish() called answer_there already
     }
   }
   rb.drop();

@@ -52,7 +52,8 @@ class RemoteBlock final : GateWaiter {
   RemoteBlock(const RemoteBlock&) = delete;
   RemoteBlock& operator=(const RemoteBlock&) = delete;
 
-  void cancel();  // the timeout passed: answer now if still blocked
+  // The timeout passed (or CLIENT UNBLOCK: error, its -UNBLOCKED): answer now if still blocked.
+  void cancel(bool error);
   void orphan();  // the connection went: no answer wanted
   [[nodiscard]] std::string take_reply() { return std::move(reply_); }
 
@@ -60,7 +61,7 @@ class RemoteBlock final : GateWaiter {
   struct Message final : LoopMessage {
     RemoteBlock* self = nullptr;
   };
-  enum class Cancel : unsigned char { none, timeout, silent };
+  enum class Cancel : unsigned char { none, timeout, error, silent };
 
   RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t target);
   ~RemoteBlock() = default;

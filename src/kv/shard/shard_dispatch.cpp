@@ -126,7 +126,7 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
     job = plan_job(shard_, cmd, argv, client_, single);
   }
   if (job != nullptr) {
-    Hole& due = holes_.emplace_back();
+    Hole& due = holes_.emplace_back(quiet_);
     due.at = held_.size();
     due.job = job.get();
     ++pending_;
@@ -147,11 +147,12 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   batch->add(cmd, argv, client_.db, client_.resp);
   ++remote_commands_;
   if (target == shard_.index()) ++own_remote_;
-  if (!holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size()) {
+  if (!quiet_ && !holes_.empty() && holes_.back().batch == batch && holes_.back().at == held_.size() &&
+      !holes_.back().quiet) {
     ++holes_.back().count;  // a run of commands for one shard: one hole
     return;
   }
-  Hole& due = holes_.emplace_back();
+  Hole& due = holes_.emplace_back(quiet_);
   due.at = held_.size();
   due.batch = batch;
   due.first = index;
@@ -163,7 +164,7 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
 // The session waits as a blocked client (its timeout, its kept input), with
 // a hole for the one answer the keys' shard sends.
 void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target) {
-  Hole& due = holes_.emplace_back();
+  Hole& due = holes_.emplace_back(quiet_);
   due.at = held_.size();
   ++pending_;
   due.block = RemoteBlock::start(*this, shard_, target, cmd, argv, client_.db, client_.resp);
@@ -174,7 +175,7 @@ void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string
   const bool timed = detail::parse_long_double(timeout, seconds) && seconds > 0 && seconds < 9.0e12L;
   b.deadline_ms = timed ? shard_.state().now_ms() + static_cast<std::int64_t>(std::ceil(seconds * 1000.0L)) : 0;
   b.remote = due.block;
-  b.cancel_remote = [](void* rb) { static_cast<RemoteBlock*>(rb)->cancel(); };
+  b.cancel_remote = [](void* rb, bool error) { static_cast<RemoteBlock*>(rb)->cancel(error); };
   b.blocked = true;
   b.answered = false;
 }
@@ -216,9 +217,9 @@ void ShardDispatch::collect(std::string& out) {
     out.append(held_, held_from_, h.at - held_from_);
     held_from_ = h.at;
     if (h.batch != nullptr) {
-      out.append(h.batch->replies(h.first, h.count));
+      if (!h.quiet) out.append(h.batch->replies(h.first, h.count));
       if (h.batch->drop_hole()) RemoteBatch::recycle(shard_, h.batch);
-    } else {
+    } else if (!h.quiet) {
       out.append(h.reply);
     }
     holes_.pop_front();

@@ -116,6 +116,8 @@ class ShardDispatch {
   void on_batch(RemoteBatch& batch);
   void on_job(ShardJob& job, std::string reply);
   void on_block(RemoteBlock& block);
+  // CLIENT REPLY OFF|SKIP: while set, the holes made are of their own and their replies dropped.
+  void set_quiet(bool quiet) noexcept { quiet_ = quiet; }
 
  private:
   [[nodiscard]] bool stall() noexcept {
@@ -138,6 +140,7 @@ class ShardDispatch {
     std::uint32_t first = 0;
     std::uint32_t count = 0;
     bool ready = false;
+    bool quiet = false;  // CLIENT REPLY OFF|SKIP: collected, not sent
     std::string reply;  // a job's
   };
   // A FIFO of holes over one vector that keeps its capacity: a connection
@@ -149,7 +152,11 @@ class ShardDispatch {
     [[nodiscard]] Hole& front() noexcept { return items_[head_]; }
     [[nodiscard]] const Hole& front() const noexcept { return items_[head_]; }
     [[nodiscard]] Hole& back() noexcept { return items_.back(); }
-    Hole& emplace_back() { return items_.emplace_back(); }
+    Hole& emplace_back(bool quiet) {
+      Hole& h = items_.emplace_back();
+      h.quiet = quiet;
+      return h;
+    }
     void pop_front() noexcept {
       items_[head_].reply = std::string();
       if (++head_ == items_.size()) {
@@ -188,6 +195,7 @@ class ShardDispatch {
   std::size_t own_remote_ = 0;          // those of them for this shard
   std::size_t reply_estimate_ = 0;      // bytes per reply (note_reply): rises at once, decays by 1/8 a reply
   bool stalled_ = false;
+  bool quiet_ = false;  // set_quiet
   Waker waker_ = nullptr;
   void* waker_context_ = nullptr;
 };

@@ -249,6 +249,11 @@ std::unique_ptr<ShardJob> plan(KvShard& origin, const Command& cmd, std::span<co
         single = key_shard(argv[2], origin.count());
         return nullptr;
       }
+      if (cmd.name == "client" && argv.size() >= 3 && equals_ci(argv[1], "unblock")) {  // the id's shard
+        std::int64_t id = 0;                              // (ids are shard + 1 + k * N)
+        if (detail::parse_i64(argv[2], id) && id >= 1) single = static_cast<std::size_t>(id - 1) % origin.count();
+        return nullptr;
+      }
       return by_subcommand(origin, cmd, argv, db);
   }
   return nullptr;
