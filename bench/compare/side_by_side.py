@@ -96,6 +96,7 @@ def workloads(scale, clients):
                     out.append((f"duet {test} {size}B P{pipeline}", "duet", args, round(3.0 * scale, 2)))
     out += thread_rows.workloads(scale) if "redis-benchmark" in clients else []
     out += type_workloads(scale) if "types" in clients else []
+    out += transaction_workloads(scale) if "multi" in clients else []
     return out + (pubsub.workloads(scale) if "pubsub" in clients else [])
 
 
@@ -111,6 +112,15 @@ def type_workloads(scale):
         for test in TYPE_TESTS:
             out.append((f"{test} P{pipeline}", "redis-benchmark", ["-t", test, "-P", str(pipeline), "-r", "100000"], n))
     return out
+
+
+# MULTI, three commands, EXEC as one message (issue 27), from duet's load
+# generator (redis-benchmark has no transaction test): "multi" on one hash
+# key (one shard), "multi3" SET/INCR/GET of three keys (several shards with
+# --threads N). Requests are transactions.
+def transaction_workloads(scale):
+    return [(f"{mode} P16", "duet", ["--resp", mode, "--pipeline", "16", "--size", "3", "--keys", "100000"],
+             round(3.0 * scale, 2)) for mode in ("multi", "multi3")]
 
 
 class Server:
@@ -405,7 +415,8 @@ def main():
     ap.add_argument("--clients", default="redis-benchmark,duet,pubsub,types",
                     help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
                          "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load), "
-                         "types (redis-benchmark's list, set and hash tests)")
+                         "types (redis-benchmark's list, set and hash tests), "
+                         "multi (MULTI + 3 commands + EXEC, bench/echo/echo_load --resp multi|multi3)")
     opts = ap.parse_args()
     # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

@@ -2,7 +2,7 @@
 //
 //   echo_load --port 7000 [--host 127.0.0.1] [--connections 100] [--depth 1]
 //             [--size 64] [--duration 10] [--warmup 2] [--backend io_uring] [--label name]
-//             [--resp ping|get|set] [--keys 100000] [--pipeline 1]
+//             [--resp ping|get|set|multi|multi3] [--keys 100000] [--pipeline 1]
 //
 // Each connection keeps `depth` messages of `size` bytes in flight: it sends
 // `depth`, then sends one more each time a full echo comes back. With --resp it
@@ -23,6 +23,7 @@
 #include <random>
 #include <cstdlib>
 #include <deque>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,7 +47,7 @@ struct Options : duet::bench::ClientFlags {
   int pipeline = 1;
   std::size_t size = 64;
   double warmup = 2;
-  std::string resp;  // empty: echo; else ping, get or set
+  std::string resp;  // empty: echo; else ping, get, set, multi or multi3
   std::uint32_t keys = 100000;
 };
 
@@ -59,6 +60,7 @@ class Protocol {
   std::string_view next() {
     if (opt_.resp.empty()) return value_;
     if (opt_.resp == "ping") return "*1\r\n$4\r\nPING\r\n";
+    if (opt_.resp == "multi" || opt_.resp == "multi3") return transaction();
     char key[32];
     int key_len = std::snprintf(key, sizeof key, "key:%012u", static_cast<unsigned>(rng_() % opt_.keys));
     request_.clear();
@@ -75,7 +77,12 @@ class Protocol {
   long answered(std::string_view received) {
     if (!opt_.resp.empty()) {
       std::size_t done = replies_.feed(received);
-      return replies_.malformed() ? -1 : static_cast<long>(done);
+      if (replies_.malformed()) return -1;
+      if (opt_.resp != "multi" && opt_.resp != "multi3") return static_cast<long>(done);
+      replies_in_tx_ += done;  // +OK, 3 x +QUEUED, *3 and its 3 elements
+      const auto whole = static_cast<long>(replies_in_tx_ / 8);
+      replies_in_tx_ %= 8;
+      return whole;
     }
     echoed_ += received.size();
     auto done = static_cast<long>(echoed_ / opt_.size);
@@ -84,7 +91,38 @@ class Protocol {
   }
 
  private:
+  // MULTI, three commands, EXEC: one message. multi: all on one hash key (one
+  // shard); multi3: SET, INCR and GET of three keys (with --threads N,
+  // usually on several shards).
+  std::string_view transaction() {
+    auto key = [&](const char* prefix) {
+      char k[40];
+      int n = std::snprintf(k, sizeof k, "%s%012u", prefix, static_cast<unsigned>(rng_() % opt_.keys));
+      return std::string(k, static_cast<std::size_t>(n));
+    };
+    auto command = [&](std::initializer_list<std::string_view> args) {
+      request_.append("*").append(std::to_string(args.size())).append("\r\n");
+      for (std::string_view a : args) request_.append("$").append(std::to_string(a.size())).append("\r\n").append(a).append("\r\n");
+    };
+    request_.clear();
+    command({"MULTI"});
+    if (opt_.resp == "multi") {
+      const std::string h = key("hash:");
+      command({"HSET", h, "field", value_});
+      command({"HINCRBY", h, "count", "1"});
+      command({"HGET", h, "field"});
+    } else {
+      const std::string a = key("a:"), b = key("b:"), c = key("c:");
+      command({"SET", a, value_});
+      command({"INCR", b});
+      command({"GET", c});
+    }
+    command({"EXEC"});
+    return request_;
+  }
+
   const Options& opt_;
+  std::size_t replies_in_tx_ = 0;
   std::minstd_rand rng_;
   std::string value_;
   std::string request_;
@@ -168,7 +206,7 @@ duet::Task<void> run(duet::EventLoop& loop, const Options& opt, Shared& shared) 
 constexpr const char* usage =
     "--port N [--host ADDR] [--connections 1-10000] [--depth 1-1024]\n"
     "  [--size 1-1048576] [--duration S] [--warmup S] [--backend io_uring|epoll] [--label NAME]\n"
-    "  [--resp ping|get|set] [--keys 1-100000000] [--pipeline 1-1024]\n";
+    "  [--resp ping|get|set|multi|multi3] [--keys 1-100000000] [--pipeline 1-1024]\n";
 
 Options parse(int argc, char** argv) {
   Options o;
@@ -181,7 +219,7 @@ Options parse(int argc, char** argv) {
     else if (f == "--size") o.size = static_cast<std::size_t>(args.number(f, v, 1, 1 << 20));
     else if (f == "--keys") o.keys = static_cast<std::uint32_t>(args.number(f, v, 1, 100000000));
     else if (f == "--warmup") o.warmup = args.seconds(f, v);
-    else if (f == "--resp" && (s == "ping" || s == "get" || s == "set")) o.resp = v;
+    else if (f == "--resp" && (s == "ping" || s == "get" || s == "set" || s == "multi" || s == "multi3")) o.resp = v;
     else return false;
     return true;
   });

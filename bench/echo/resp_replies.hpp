@@ -55,6 +55,12 @@ class RespReplies {
       case '-':
       case ':':
         return true;
+      case '*': {  // an array's header counts as one reply, then each element (EXEC's replies)
+        std::int64_t n = 0;
+        auto [end, ec] = std::from_chars(line.data() + 1, line.data() + line.size(), n);
+        if (ec != std::errc{} || end != line.data() + line.size() || n < -1) return malformed_ = true, false;
+        return true;
+      }
       case '$': {
         std::int64_t len = 0;
         auto [end, ec] = std::from_chars(line.data() + 1, line.data() + line.size(), len);
