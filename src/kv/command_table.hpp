@@ -120,7 +120,7 @@ struct Command {
 
 // Each family file defines its part of the table.
 std::span<const Command> connection_commands() noexcept;
-// CLIENT REPLY | NO-EVICT | UNBLOCK (commands_client_flow.cpp); false: not one of them.
+// CLIENT REPLY | NO-EVICT | UNBLOCK | PAUSE | UNPAUSE (commands_client_flow.cpp); false: not one of them.
 bool client_flow_command(CommandContext& ctx, std::string_view sub);
 std::span<const Command> string_commands() noexcept;
 std::span<const Command> counter_commands() noexcept;

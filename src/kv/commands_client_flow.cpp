@@ -1,5 +1,5 @@
 // CLIENT REPLY ON|OFF|SKIP, CLIENT NO-EVICT ON|OFF, CLIENT UNBLOCK id
-// [TIMEOUT|ERROR] (Redis 7.0's networking.c), and WAIT, which answers 0 at
+// [TIMEOUT|ERROR], CLIENT PAUSE/UNPAUSE (Redis 7.0's networking.c), and WAIT, which answers 0 at
 // once or, asked for replicas there are none of, when its timeout passes.
 #include "kv/blocking/blocking.hpp"
 #include "kv/client_registry.hpp"
@@ -61,6 +61,29 @@ void client_unblock(CommandContext& ctx) {
   ctx.reply.integer(done ? 1 : 0);
 }
 
+// CLIENT PAUSE timeout [WRITE|ALL]: milliseconds; with --threads N on every shard.
+void client_pause(CommandContext& ctx) {
+  bool all = true;
+  if (ctx.argv.size() == 4) {
+    if (equals_ci(ctx.argv[3], "write")) {
+      all = false;
+    } else if (!equals_ci(ctx.argv[3], "all")) {
+      return ctx.reply.error("ERR CLIENT PAUSE mode must be WRITE or ALL");
+    }
+  }
+  std::int64_t ms = 0;
+  if (!detail::parse_i64(ctx.argv[2], ms)) return ctx.reply.error("ERR timeout is not an integer or out of range");
+  if (ms < 0) return ctx.reply.error("ERR timeout is negative");
+  if (ms > 0) ctx.server.pause(ctx.now + ms, all);
+  ctx.reply.ok();
+}
+
+void client_unpause(CommandContext& ctx) {
+  ctx.server.unpause();
+  resume_postponed(ctx.server);
+  ctx.reply.ok();
+}
+
 // WAIT numreplicas timeout: no replicas. 0 asked for is answered at once;
 // more blocks until the timeout (0: for ever), as Redis does without replicas.
 void wait(CommandContext& ctx) {
@@ -88,6 +111,10 @@ bool client_flow_command(CommandContext& ctx, std::string_view sub) {
     argc == 3 ? client_reply(ctx) : detail::wrong_arity(ctx, "client|reply");
   } else if (equals_ci(sub, "no-evict")) {
     argc == 3 ? client_no_evict(ctx) : detail::wrong_arity(ctx, "client|no-evict");
+  } else if (equals_ci(sub, "pause")) {
+    argc == 3 || argc == 4 ? client_pause(ctx) : detail::wrong_arity(ctx, "client|pause");
+  } else if (equals_ci(sub, "unpause")) {
+    argc == 2 ? client_unpause(ctx) : detail::wrong_arity(ctx, "client|unpause");
   } else if (equals_ci(sub, "unblock")) {
     argc == 3 || argc == 4 ? client_unblock(ctx) : detail::wrong_arity(ctx, "client|unblock");
   } else {

@@ -24,6 +24,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -110,6 +111,18 @@ class ServerState {
 
   void request_shutdown();
   [[nodiscard]] bool shutdown_requested() const noexcept { return shutdown_; }
+
+  // CLIENT PAUSE (networking.c's pauseClients): until `end_ms` the commands
+  // of every client (all) or those that write (PUBLISH too) wait. A later or
+  // stricter pause extends it; unpause() ends it. pause_end_ms() is 0 when
+  // none is in effect: the one check a command pays.
+  void pause(std::int64_t end_ms, bool all) noexcept {
+    pause_all_ = pause_end_ms_ != 0 ? (pause_all_ || all) : all;
+    pause_end_ms_ = std::max(pause_end_ms_, end_ms);
+  }
+  void unpause() noexcept { pause_end_ms_ = 0; }
+  [[nodiscard]] std::int64_t pause_end_ms() const noexcept { return pause_end_ms_; }
+  [[nodiscard]] bool pause_all() const noexcept { return pause_all_; }
   void set_shutdown_hook(std::function<void()> hook) { shutdown_hook_ = std::move(hook); }
 
   // "ip:port" of a client socket's peer (or, peer false, its local end), for
@@ -160,6 +173,8 @@ class ServerState {
   std::int64_t idle_check_s_ = 0;  // the second of the last idle-client pass
   std::int64_t start_ms_;
   bool shutdown_ = false;
+  std::int64_t pause_end_ms_ = 0;
+  bool pause_all_ = false;
 };
 
 }  // namespace duet::kv

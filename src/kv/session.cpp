@@ -200,11 +200,12 @@ std::size_t Session::run_commands(std::string_view input) {
         }
         execute(command.command, argv, now);
       }
-      used = command.end;
       if (client_.block != nullptr && client_.block->blocked) [[unlikely]] {  // BLPOP ...: the rest waits
+        if (client_.block->request.kind != BlockRequest::Kind::postpone) used = command.end;  // else it runs again
         stopped = true;
         break;
       }
+      used = command.end;
     }
   }
   if (dispatch_ != nullptr) [[unlikely]] dispatch_->end_run();
@@ -315,6 +316,10 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
     reject_in_subscribed(argv);
     return;
   }
+  if (server_.pause_end_ms() != 0 && postpones(*cmd, now)) [[unlikely]] {  // CLIENT PAUSE: runs afterwards
+    postpone_client(client_, server_.pause_end_ms());
+    return;
+  }
   if (in_multi(client_) && (cmd->flags & cmd_multi_control) == 0) [[unlikely]] {
     client_.multi->queue(*cmd, argv, (cmd->flags & cmd_denyoom) != 0);
     ctx.reply.simple("QUEUED");
@@ -376,6 +381,25 @@ bool Session::multi_checks(const Command& cmd, CommandContext& ctx) {
   return true;
 }
 
+// processCommand's pause check: every command (ALL), or those that may
+// write or replicate (WRITE): a write, PUBLISH, an EXEC that queued either.
+bool Session::postpones(const Command& cmd, std::int64_t now) {
+  if (now >= server_.pause_end_ms()) {
+    server_.unpause();
+    return false;
+  }
+  if (server_.pause_all()) return true;
+  const auto writes = [](const Command& c) {
+    return (c.flags & cmd_write) != 0 || c.name == "publish" || c.name == "spublish";
+  };
+  if (writes(cmd)) return true;
+  if (cmd.route != ShardRoute::exec || !in_multi(client_)) return false;
+  for (const QueuedCommand& q : client_.multi->queued) {
+    if (writes(*q.command)) return true;
+  }
+  return false;
+}
+
 bool Session::queues_in_multi(const Command* cmd) const noexcept {
   return client_.multi != nullptr && client_.multi->active && (cmd == nullptr || (cmd->flags & cmd_multi_control) == 0);
 }
@@ -400,6 +424,7 @@ std::int64_t Session::block_wait_ms() const {
 void Session::timed_out() {
   if (!blocked() || server_.now_ms() < client_.block->deadline_ms) return;
   BlockState& b = *client_.block;
+  if (b.request.kind == BlockRequest::Kind::postpone) return b.finish();  // the pause is over: the command runs
   if (b.remote != nullptr) {  // the keys' shard answers (a serve may have won the race)
     b.deadline_ms = 0;
     b.cancel_remote(b.remote, false);

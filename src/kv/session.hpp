@@ -120,6 +120,7 @@ class Session {
   void run(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx);
   void run_quietly(const Command& cmd, std::span<const std::string_view> argv, CommandContext& ctx);
   [[nodiscard]] bool multi_checks(const Command& cmd, CommandContext& ctx);
+  [[nodiscard]] bool postpones(const Command& cmd, std::int64_t now);
   void flag_transaction() noexcept;
   // Inside MULTI every command but EXEC, DISCARD, MULTI, WATCH, QUIT and
   // RESET is queued here: it goes to no shard (many shards) until EXEC.

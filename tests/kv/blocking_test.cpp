@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kv/blocking/blocking.hpp"
 #include "kv_test_util.hpp"
 
 using kvtest::resp;
@@ -115,4 +116,24 @@ TEST_CASE("timeouts are checked as redis checks them", "[kv][blocking]") {
   CHECK(f.cmd({"blmpop", "0", "0", "q", "left"}) == "-ERR numkeys should be greater than 0\r\n");
   CHECK(f.cmd({"blmpop", "0", "1", "q", "up"}) == "-ERR syntax error\r\n");
   CHECK(f.cmd({"blmove", "q", "d", "up", "left", "0"}) == "-ERR syntax error\r\n");
+}
+
+TEST_CASE("client pause write holds writes but not reads until unpause or its end", "[kv][blocking][pause]") {
+  SessionFixture f;
+  duet::kv::Session writer(f.state), admin(f.state);
+  CHECK(f.cmd({"client", "pause", "500", "write"}) == "+OK\r\n");
+  CHECK(kvtest::talk(writer, resp({"get", "k"}) + resp({"set", "k", "v"}) + resp({"get", "k"})) == "$-1\r\n");
+  CHECK(writer.blocked());
+  CHECK(writer.block_wait_ms() == 500);
+  f.now += 500;  // the pause ends by itself: the held SET runs, then what came after it
+  writer.timed_out();
+  CHECK(answer(writer) == "+OK\r\n$1\r\nv\r\n");
+  CHECK(f.cmd({"client", "pause", "10000"}) == "+OK\r\n");  // ALL: even CLIENT UNPAUSE waits
+  CHECK(kvtest::run(admin, {"client", "unpause"}).empty());
+  CHECK(kvtest::run(writer, {"ping"}).empty());
+  f.state.unpause();
+  duet::kv::resume_postponed(f.state);
+  CHECK(answer(admin) == "+OK\r\n");
+  CHECK(answer(writer) == "+PONG\r\n");
+  CHECK(f.cmd({"info", "clients"}).find("blocked_clients:0") != std::string::npos);
 }

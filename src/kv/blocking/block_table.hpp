@@ -40,7 +40,8 @@ struct ClientInfo;
 
 // What a blocked client waits for, and what it runs when served.
 struct BlockRequest {
-  enum class Kind : unsigned char { pop, move, mpop, wait };  // wait: WAIT, on no key
+  // wait: WAIT, on no key; postpone: CLIENT PAUSE holds the command (not in the table)
+  enum class Kind : unsigned char { pop, move, mpop, wait, postpone };
   Kind kind = Kind::pop;
   bool left = true;     // pop from the head
   bool to_left = true;  // move: push at the head of dest

@@ -89,10 +89,30 @@ void serve_blocked(ServerState& state, std::int64_t now) {
   table.serving = false;
 }
 
+void postpone_client(ClientInfo& client, std::int64_t until_ms) {
+  if (client.block == nullptr) client.block.reset(new BlockState(client));
+  BlockState& b = *client.block;
+  b.request = BlockRequest{};
+  b.request.kind = BlockRequest::Kind::postpone;
+  b.deadline_ms = until_ms;
+  b.blocked = true;
+  b.answered = false;
+  b.reply.clear();
+}
+
+void resume_postponed(ServerState& state) {
+  state.clients().for_each([](ClientInfo& c) {
+    if (c.block != nullptr && c.block->blocked && c.block->request.kind == BlockRequest::Kind::postpone) {
+      c.block->finish();  // no reply: the driver runs the held command now
+    }
+  });
+}
+
 void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
   switch (kind) {
     case BlockRequest::Kind::move: return reply.null();
     case BlockRequest::Kind::wait: return reply.integer(0);  // replicas that acknowledged
+    case BlockRequest::Kind::postpone: return;               // no reply: the command runs now
     default: return reply.null_array();
   }
 }
@@ -100,6 +120,11 @@ void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
 bool unblock_client(ServerState& state, ClientInfo& client, Unblock how) {
   BlockState* b = client.block.get();
   if (b == nullptr || !b->blocked || b->remote != nullptr) return false;  // a remote block answers from its shard
+  if (b->request.kind == BlockRequest::Kind::postpone) {  // CLIENT PAUSE: not unblockable, no reply
+    if (how != Unblock::silent) return false;
+    b->blocked = false;
+    return true;
+  }
   state.store().blocks().unblock(*b);
   if (how == Unblock::silent) return true;
   Reply reply(b->reply, client.resp);

@@ -37,6 +37,11 @@ enum class Unblock : unsigned char { timeout, error, silent };
 void block_client(CommandContext& ctx, BlockRequest request, std::int64_t deadline);
 void serve_blocked(ServerState& state, std::int64_t now);
 bool unblock_client(ServerState& state, ClientInfo& client, Unblock how);
+// CLIENT PAUSE: the client's next command waits, unanswered, until
+// `until_ms` (its driver's timeout) or resume_postponed() (CLIENT UNPAUSE),
+// then runs. Not in any key's queue; not a blocked client for INFO.
+void postpone_client(ClientInfo& client, std::int64_t until_ms);
+void resume_postponed(ServerState& state);
 // What a timed-out wait answers: a null array, or BLMOVE's null.
 void timeout_reply(Reply& reply, BlockRequest::Kind kind);
 

@@ -185,6 +185,7 @@ std::unique_ptr<ShardJob> by_subcommand(KvShard& origin, const Command& cmd, std
   } else if (cmd.name == "client") {
     if (equals_ci(sub, "list")) return every(origin, db, M::lines, argv);
     if (equals_ci(sub, "kill")) return every(origin, db, M::killed, argv);
+    if (equals_ci(sub, "pause") || equals_ci(sub, "unpause")) return every(origin, db, M::origin, argv);
   } else if (cmd.name == "pubsub") {
     if (equals_ci(sub, "channels") || equals_ci(sub, "shardchannels")) return every(origin, db, M::union_names, argv);
     if (equals_ci(sub, "numsub") || equals_ci(sub, "shardnumsub")) return every(origin, db, M::count_pairs, argv);
