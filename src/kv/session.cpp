@@ -9,10 +9,10 @@
 #include <cstdint>
 #include <vector>
 
+#include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/detail/run_command.hpp"
-#include "kv/blocking/blocking.hpp"
 #include "kv/multi/multi_state.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"

@@ -16,8 +16,12 @@
 namespace duet::kv {
 
 TxJob::TxJob(KvShard& origin, const ClientInfo& client, std::vector<QueuedCommand> queued, WatchTicket* ticket,
-             std::vector<WatchedKey> watched, const std::vector<std::size_t>& shards)
-    : ShardJob(origin, client.db), queued_(std::move(queued)), ticket_(ticket), watched_(std::move(watched)) {
+             std::vector<WatchedKey> watched, const std::vector<std::size_t>& shards, bool whole_there)
+    : ShardJob(origin, client.db),
+      queued_(std::move(queued)),
+      ticket_(ticket),
+      watched_(std::move(watched)),
+      whole_there_(whole_there) {
   client_.id = client.id;
   client_.name = client.name;
   client_.db = client.db;
@@ -31,18 +35,55 @@ TxJob::TxJob(KvShard& origin, const ClientInfo& client, std::vector<QueuedComman
 
 TxJob::~TxJob() { release_watches(); }
 
-// On each shard as its gate is taken: has a key watched alive expired since?
-void TxJob::run_part(KvShard& shard, Part& part) {
-  if (ticket_ == nullptr) return;
+ClientInfo& TxJob::live_client() noexcept {
+  ShardDispatch* connection = this->connection();
+  return connection != nullptr ? connection->client() : client_;
+}
+
+ClientInfo TxJob::stand_in(int db) const {
+  ClientInfo client;
+  client.id = client_.id;
+  client.name = client_.name;
+  client.authenticated = true;
+  client.db = db;
+  client.resp = client_.resp;
+  return client;
+}
+
+// Has a key watched alive on this shard expired since WATCH?
+bool TxJob::watch_changed(KvShard& shard, std::size_t part_shard) {
   for (std::size_t i = 0; i < watched_.size(); ++i) {
     const WatchedKey& w = watched_[i];
-    if (watched_shard_[i] != part.shard) continue;
-    if (shard.state().store().watched_key_expired(w.db, w.key, ticket_, now())) watch_changed_ = true;
+    if (watched_shard_[i] == part_shard && shard.state().store().watched_key_expired(w.db, w.key, ticket_, now())) {
+      return true;
+    }
   }
+  return false;
+}
+
+// On each shard as its gate is taken: the watched keys' expiry; and when the
+// whole transaction is this shard's, the transaction itself (every watched
+// key is here, so the ticket's flag is this thread's to read).
+void TxJob::run_part(KvShard& shard, Part& part) {
+  if (ticket_ != nullptr && watch_changed(shard, part.shard)) watch_changed_ = true;
+  if (!whole_there_) return;
+  if (watch_changed_ || (ticket_ != nullptr && ticket_->dirty())) {
+    aborted_ = true;
+    return;
+  }
+  for (std::size_t i = 0; i < queued_.size(); ++i) {
+    ClientInfo client = stand_in(client_.db);
+    run_one(shard, i, client);
+  }
+  if (shard.durability() != nullptr) shard.durability()->publish();  // its expiries' records before the block
 }
 
 // Origin, every gate held: the watch decides, then the commands run.
 bool TxJob::hold() {
+  if (whole_there_) {  // ran in run_part
+    release_watches();
+    return false;
+  }
   const bool changed = watch_changed_ || (ticket_ != nullptr && ticket_->dirty());
   release_watches();  // checked: Redis unwatches before running
   if (changed) {
@@ -72,7 +113,7 @@ void TxJob::step() {
     const QueuedCommand& q = queued_[next_command_];
     q.argv.views(views_);
     std::size_t single = origin().index();
-    std::unique_ptr<ShardJob> job = plan_job(origin(), *q.command, views_, client_, single);
+    std::unique_ptr<ShardJob> job = plan_job(origin(), *q.command, views_, live_client(), single);
     const std::size_t index = next_command_++;
     if (job != nullptr) {
       job.release()->start_within(*this);  // all its parts elsewhere: it ends in child_done, later
@@ -84,12 +125,12 @@ void TxJob::step() {
       continue;
     }
     if (single == origin().index()) {
-      run_one(origin(), index, client_);
+      run_one(origin(), index, live_client());
       continue;
     }
     hop_.shard = single;
     hop_.index = index;
-    hop_.db = client_.db;
+    hop_.db = live_client().db;
     hop_.run_ = &at_hop;
     stepping_ = false;
     origin().send_for_reply(single, hop_);
@@ -122,12 +163,7 @@ void TxJob::at_hop(LoopMessage* msg) noexcept {
   auto& hop = static_cast<Hop&>(*msg);
   TxJob& job = *hop.job;
   KvShard& here = job.origin().cluster().shard(hop.shard);
-  ClientInfo client;
-  client.id = job.client_.id;
-  client.name = job.client_.name;
-  client.authenticated = true;
-  client.db = hop.db;
-  client.resp = job.client_.resp;
+  ClientInfo client = job.stand_in(hop.db);
   job.run_one(here, hop.index, client);
   if (here.durability() != nullptr) here.durability()->publish();  // its expiries' records before the block
   hop.run_ = &hop_back;
@@ -150,10 +186,6 @@ void TxJob::finish(std::string& reply) {
     observer->log_block(block_);
     if (origin().durability() != nullptr) origin().durability()->publish();
   }
-  if (ShardDispatch* connection = this->connection()) {
-    connection->client().db = client_.db;
-    connection->client().name = client_.name;
-  }
 }
 
 WatchJob::WatchJob(KvShard& origin, int db, WatchTicket& ticket, std::vector<Key> keys)
@@ -172,12 +204,17 @@ void WatchJob::finish(std::string& reply) { Reply(reply, resp()).ok(); }
 
 namespace {
 
-// The shards a command touches when it runs: its job's, or the one it runs on.
-void add_shards(KvShard& origin, const QueuedCommand& q, const ClientInfo& client, std::vector<bool>& need) {
+// The shards a command touches when it runs: its job's, or the one it runs
+// on. `alone`: the one shard it runs on with no job, -1 for a job or a
+// command of the connection itself (no key: it runs on the origin as the connection).
+void add_shards(KvShard& origin, const QueuedCommand& q, const ClientInfo& client, std::vector<bool>& need,
+                std::ptrdiff_t& alone) {
   std::vector<std::string_view> views;
   q.argv.views(views);
   std::size_t single = origin.index();
   std::unique_ptr<ShardJob> job = plan_job(origin, *q.command, views, client, single);
+  const bool keyed = q.command->first_key != 0 || q.command->numkeys_at != 0;
+  alone = job == nullptr && keyed && q.command->route != ShardRoute::here ? static_cast<std::ptrdiff_t>(single) : -1;
   if (job == nullptr) {
     need[single] = true;
     return;
@@ -191,7 +228,14 @@ std::unique_ptr<ShardJob> plan_exec(KvShard& origin, ClientInfo& client, bool ga
   MultiState* m = client.multi.get();
   if (m == nullptr || !m->active || m->dirty_exec || m->queued.empty()) return nullptr;  // the handler answers
   std::vector<bool> need(origin.count(), false);
-  for (const QueuedCommand& q : m->queued) add_shards(origin, q, client, need);
+  bool whole_there = true;  // every command alone on one same shard
+  std::ptrdiff_t there = -2;
+  for (const QueuedCommand& q : m->queued) {
+    std::ptrdiff_t alone = -1;
+    add_shards(origin, q, client, need, alone);
+    whole_there = whole_there && alone >= 0 && (there == -2 || there == alone);
+    there = alone;
+  }
   for (const WatchedKey& w : m->watched) need[key_shard(w.key, origin.count())] = true;
   std::vector<std::size_t> shards;
   for (std::size_t s = 0; s < need.size(); ++s) {
@@ -203,7 +247,8 @@ std::unique_ptr<ShardJob> plan_exec(KvShard& origin, ClientInfo& client, bool ga
   WatchTicket* ticket = m->take_watches(watched);
   std::vector<QueuedCommand> queued = std::move(m->queued);
   m->discard(origin.state().store());  // nothing left to unwatch: the job has it
-  auto job = std::make_unique<TxJob>(origin, client, std::move(queued), ticket, std::move(watched), shards);
+  whole_there = whole_there && shards.size() == 1 && shards.front() != origin.index();
+  auto job = std::make_unique<TxJob>(origin, client, std::move(queued), ticket, std::move(watched), shards, whole_there);
   job->set_resp(client.resp);
   return job;
 }

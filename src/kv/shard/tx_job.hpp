@@ -23,9 +23,11 @@
 // - The log: each command's records are translated where it ran into the
 //   transaction's one block, logged on the origin as MULTI ... EXEC while
 //   every gate is still held (LoggedBlock).
-// - The connection's state that commands change (SELECT's db, CLIENT
-//   SETNAME) is a copy while the job runs, and goes back to the client with
-//   the reply.
+// - Commands of the connection itself (SELECT, CLIENT SETNAME, SUBSCRIBE ...)
+//   run on the origin as the connection (it waits for the reply meanwhile);
+//   a command on another shard runs there as a stand-in with its db.
+// - When every command is on the keys of one other shard, that part runs them
+//   all once it holds the gate: one round trip, as a batch.
 // - plan_watch(origin, client, argv) on WATCH: nullptr when the handler can
 //   do it (every key on the origin, or it answers without watching); else a
 //   WatchJob that registers each key with the client's ticket on its shard.
@@ -50,8 +52,10 @@ namespace duet::kv {
 
 class TxJob final : public ShardJob {
  public:
+  // whole_there: every command is on the one part's shard's keys (a remote
+  // shard): the part runs them all as soon as it holds the gate, no hop per command.
   TxJob(KvShard& origin, const ClientInfo& client, std::vector<QueuedCommand> queued, WatchTicket* ticket,
-        std::vector<WatchedKey> watched, const std::vector<std::size_t>& shards);
+        std::vector<WatchedKey> watched, const std::vector<std::size_t>& shards, bool whole_there);
   TxJob(const TxJob&) = delete;
   TxJob& operator=(const TxJob&) = delete;
   ~TxJob() override;
@@ -61,7 +65,7 @@ class TxJob final : public ShardJob {
     TxJob* job = nullptr;
     std::size_t shard = 0;
     std::size_t index = 0;
-    int db = 0;
+    int db = 0;  // the connection's, as the commands before left it
   };
 
   void run_part(KvShard& shard, Part& part) override;
@@ -75,13 +79,20 @@ class TxJob final : public ShardJob {
 
   void step();
   void run_one(KvShard& shard, std::size_t index, ClientInfo& client);
+  // A stand-in for the connection on another shard's thread (its id, db, protocol).
+  [[nodiscard]] ClientInfo stand_in(int db) const;
+  // The connection's own state while it waits (SELECT, SUBSCRIBE ... change it
+  // there), or, once it went away, the copy.
+  [[nodiscard]] ClientInfo& live_client() noexcept;
+  [[nodiscard]] bool watch_changed(KvShard& shard, std::size_t part_shard);
   void release_watches();
   static void at_hop(LoopMessage* msg) noexcept;
   static void hop_back(LoopMessage* msg) noexcept;
 
   std::vector<QueuedCommand> queued_;
   std::size_t next_command_ = 0;
-  ClientInfo client_;  // the connection's state as the commands change it
+  ClientInfo client_;  // a copy of the connection's state at EXEC (its id, db, protocol)
+  bool whole_there_;
   WatchTicket* ticket_;
   std::vector<WatchedKey> watched_;
   std::vector<std::size_t> watched_shard_;
