@@ -62,6 +62,11 @@ struct CommandContext {
   // Null until then: the bytes live in the state's scratch buffer, so every
   // other command pays one pointer, not a string's construction and destruction.
   std::string* logged_instead = nullptr;
+  // Not a client's command but a step of the server's own — the AOF loader,
+  // a value rebuilt from its records when it moves between shards
+  // (ValueRecords::replay), a job's probe (MSETNX's existence check) — so it
+  // fires no keyspace events (kv/notify.hpp).
+  bool silent = false;
 
   [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
   [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }

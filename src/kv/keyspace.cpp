@@ -95,6 +95,7 @@ void Keyspace::erase(Entry& e) {
 void Keyspace::expire_entry(Entry& e) {
   ++expired_;
   if (expire_hook_ != nullptr) expire_hook_(expire_context_, e);
+  if (event_hook_ != nullptr) event_hook_(event_context_, e);
   erase(e);
 }
 

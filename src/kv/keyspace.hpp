@@ -106,6 +106,14 @@ class Keyspace {
     expire_hook_ = hook;
     expire_context_ = context;
   }
+  // The same moment for the keyspace event "expired" (kv/notify.hpp): a hook
+  // of its own, as the AOF's and the events' owners install theirs apart
+  // (the server state installs this one on its own store; a store of copies
+  // has none, so it fires nothing).
+  void set_event_hook(ExpireHook hook, void* context) noexcept {
+    event_hook_ = hook;
+    event_context_ = context;
+  }
   void clear();
 
   [[nodiscard]] std::size_t size() const noexcept { return index_.size(); }
@@ -195,6 +203,8 @@ class Keyspace {
   std::uint64_t expired_ = 0;
   ExpireHook expire_hook_ = nullptr;
   void* expire_context_ = nullptr;
+  ExpireHook event_hook_ = nullptr;
+  void* event_context_ = nullptr;
   absl::flat_hash_set<std::uint32_t, SlotHash, SlotEq> index_;
 };
 

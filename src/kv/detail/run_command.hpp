@@ -1,5 +1,6 @@
 // duet::kv::detail::run_command — a command's handler with what surrounds it
 // wherever it runs: the write observer (the AOF) around a cmd_write command,
+// the keyspace events it staged for other shards sent on (kv/notify.hpp),
 // and the commands_processed count of the state it ran on.
 //
 // Contract
@@ -15,6 +16,7 @@
 #include <string_view>
 
 #include "kv/command_table.hpp"
+#include "kv/notify.hpp"
 
 namespace duet::kv::detail {
 
@@ -24,6 +26,7 @@ inline void run_command(const Command& cmd, CommandContext& ctx) {
   if (observer != nullptr) observer->before_write(cmd, ctx);
   cmd.handler(ctx);
   if (observer != nullptr) observer->after_write(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
+  flush_keyspace_events(ctx.server);  // before its reply can leave this shard
   ++ctx.server.stats().commands_processed;
 }
 

@@ -8,6 +8,7 @@
 
 #include "kv/command_table.hpp"
 #include "kv/detail/run_command.hpp"
+#include "kv/notify.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/shard_dispatch.hpp"
 
@@ -53,6 +54,7 @@ void ShardJob::take_next() {
 void ShardJob::taken(Part& p) {
   KvShard& here = origin_->cluster().shard(p.shard);
   run_part(here, p);
+  flush_keyspace_events(here.state());  // the part's events (its handler's, an expiry's) before its reply
   if (logged_ != nullptr && here.durability() != nullptr) here.durability()->publish();  // this shard's records first
   if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr) {
     p.released = true;
@@ -76,6 +78,7 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
       return;
     case Part::Op::apply:
       job.apply_part(here, p);
+      flush_keyspace_events(here.state());
       [[fallthrough]];
     case Part::Op::release:
       here.gate().release(p);
@@ -105,6 +108,9 @@ void ShardJob::finish_all() {
   for (auto& p : parts_) {
     if (!p->released) end_part(*p, apply);
   }
+  // The origin's events (a gathered command run here, the origin's own
+  // part's apply) leave before the reply does.
+  flush_keyspace_events(origin_->state());
   if (connection_ != nullptr) connection_->on_job(*this, std::move(reply));
   drop_ref(true);
 }
@@ -162,7 +168,7 @@ void ShardJob::drop_ref(bool on_origin) noexcept {
 
 void ShardJob::delete_at_origin(LoopMessage* msg) noexcept { delete static_cast<Back&>(*msg).job; }
 
-void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int resp) const {
+void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int resp, bool silent) const {
   thread_local std::vector<std::string_view> views;  // kept for its capacity; one job part at a time per thread
   views.clear();
   for (std::size_t i = 0; i < argv.size(); ++i) views.push_back(argv[i]);
@@ -172,6 +178,7 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int 
   client.db = db_;
   client.resp = resp;
   CommandContext ctx{shard.state(), client, views, Reply(out, resp), now_};  // not this shard's clock: the job's
+  ctx.silent = silent;
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
   ++shard.state().stats().commands_processed;
 }
