@@ -137,7 +137,7 @@ void copy(CommandContext& ctx) {
   }
   if (dst_db == ctx.client.db && ctx.argv[1] == ctx.argv[2]) return ctx.reply.error(err_same);
   Keyspace& src_keys = ctx.db();
-  const Entry* src = src_keys.find(ctx.argv[1], ctx.now);
+  const Entry* src = detail::read_key(ctx, ctx.argv[1]);  // lookupKeyRead: stats, "keymiss"
   if (src == nullptr) return ctx.reply.integer(0);
   Keyspace& dst_keys = ctx.store().db(dst_db);
   if (dst_keys.find(ctx.argv[2], ctx.now) != nullptr && !replace) return ctx.reply.integer(0);

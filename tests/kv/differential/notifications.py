@@ -102,7 +102,8 @@ MULTI_SCRIPTS = [
     script("KEA", EVERYTHING, SETS),
     script("KEA", EVERYTHING, BITMAPS),
     # new and keymiss are not in A; a class without K or E publishes nothing.
-    script("KEAnm", EVERYTHING, STRINGS[:12] + LISTS[:8]),
+    script("KEAnm", EVERYTHING, STRINGS[:12] + LISTS[:8] + [(1, ["LCS", "nokey", "a"]), (1, ["COPY", "nokey", "x"]),
+                                                             (1, ["SET", "x", "1"]), (1, ["COPY", "x", "y"])]),
     script("gm$", EVERYTHING, STRINGS[:6] + [(1, ["CONFIG", "GET", "notify-keyspace-events"])]),
     # One class, one kind of channel; a plain SUBSCRIBE to one event's channel.
     script("El", EVERYTHING, LISTS[:10] + STRINGS[:4]),
