@@ -95,7 +95,9 @@ void smove(CommandContext& ctx) {
     notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
   }
   if (dst == nullptr) dst = &create_set(ctx, ctx.argv[2]);
-  if (dst->add(member, set_family::max_intset_entries(ctx))) notify_keyspace_event(ctx, notify_set, "sadd", ctx.argv[2]);
+  if (dst->add(member, set_family::max_intset_entries(ctx))) {
+    notify_keyspace_event(ctx, notify_set, "sadd", ctx.argv[2]);
+  }
   ctx.reply.integer(1);
 }
 

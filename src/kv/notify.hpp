@@ -75,19 +75,16 @@ inline void notify_event(ServerState& state, int db, NotifyClass type, std::stri
   if ((flags & type) != 0) [[unlikely]] detail::publish_event(state, flags, db, event, key);
 }
 
-inline void notify_keyspace_event(CommandContext& ctx, NotifyClass type, std::string_view event,
-                                  std::string_view key) {
-  const std::uint32_t flags = ctx.server.config().notify_keyspace_events;
-  if ((flags & type) != 0 && !ctx.silent) [[unlikely]] {
-    detail::publish_event(ctx.server, flags, ctx.client.db, event, key);
-  }
-}
-
-// The same for a key of another database than the client's (COPY ... DB n, MOVE).
+// `db`: the key's database when it is not the client's (COPY ... DB n, MOVE).
 inline void notify_keyspace_event(CommandContext& ctx, NotifyClass type, std::string_view event, std::string_view key,
                                   int db) {
   const std::uint32_t flags = ctx.server.config().notify_keyspace_events;
   if ((flags & type) != 0 && !ctx.silent) [[unlikely]] detail::publish_event(ctx.server, flags, db, event, key);
+}
+
+inline void notify_keyspace_event(CommandContext& ctx, NotifyClass type, std::string_view event,
+                                  std::string_view key) {
+  notify_keyspace_event(ctx, type, event, key, ctx.client.db);
 }
 
 // After a handler: the events staged for other shards leave now.
@@ -98,14 +95,11 @@ inline void flush_keyspace_events(ServerState& state) {
 // The staged format: per pair, the channel's and the message's length (4
 // bytes each, host order: it never leaves the process) and bytes.
 void stage_event(std::string& staged, std::string_view channel, std::string_view message);
-// Calls publish(channel, message) for each staged pair, in order.
-template <class Publish>
-void for_each_staged(std::string_view staged, Publish&& publish);
-
 namespace detail {
 std::string_view take_staged(std::string_view& staged) noexcept;
 }  // namespace detail
 
+// Calls publish(channel, message) for each staged pair, in order.
 template <class Publish>
 void for_each_staged(std::string_view staged, Publish&& publish) {
   while (!staged.empty()) {

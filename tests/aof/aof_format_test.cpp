@@ -249,7 +249,8 @@ TEST_CASE("a log larger than the loader's read window loads, truncates and repor
 }
 
 TEST_CASE("loading a log fires no keyspace events: it rebuilds the keyspace, it runs no client's command") {
-  const std::string path = std::filesystem::temp_directory_path() / ("duet-notify-" + std::to_string(::getpid()) + ".aof");
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("duet-notify-" + std::to_string(::getpid()) + ".aof");
   const std::string log = select0() + resp({"SET", "k", "v"}) + resp({"RPUSH", "l", "a", "b"}) +
                           resp({"HSET", "h", "f", "v"}) + resp({"DEL", "k"}) + resp({"GET", "nokey"});
   FILE* f = std::fopen(path.c_str(), "wb");

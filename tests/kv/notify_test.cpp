@@ -203,7 +203,8 @@ std::size_t queued(const FakeShards& fake) {
 
 }  // namespace
 
-TEST_CASE("an event fired on one shard reaches the subscribers of every shard, in the order fired", "[kv][notify][shard]") {
+TEST_CASE("an event fired on one shard reaches the subscribers of every shard, in the order fired",
+          "[kv][notify][shard]") {
   FakeShards fake(3);
   ShardClient writer(fake, 0), near(fake, 0), far(fake, 2);
   ask(fake, writer, resp({"CONFIG", "SET", "notify-keyspace-events", "E$g"}));
@@ -239,7 +240,8 @@ TEST_CASE("with no subscriber on any shard an event sends no message", "[kv][not
   CHECK(queued(fake) == 0);
 }
 
-TEST_CASE("a command gathered over several shards fires its events once; moving values fires none", "[kv][notify][shard]") {
+TEST_CASE("a command gathered over several shards fires its events once; moving values fires none",
+          "[kv][notify][shard]") {
   FakeShards fake(2);
   ShardClient writer(fake, 0), watcher(fake, 1);
   ask(fake, writer, resp({"CONFIG", "SET", "notify-keyspace-events", "KEAnm"}));

@@ -113,11 +113,12 @@ class KvCluster {
   void drop_moved_keys();  // shard 0's keys that other shards own: gone
 
  private:
+  // Before shards_: subscribers leaving as the shards go still clear their bit.
+  std::atomic<std::uint64_t> listening_{0};
   std::vector<std::unique_ptr<KvShard>> shards_;
   Transport transport_ = nullptr;
   void* transport_context_ = nullptr;
   ReplyWatch reply_watch_ = nullptr;
-  std::atomic<std::uint64_t> listening_{0};
 };
 
 inline std::size_t KvShard::count() const noexcept { return cluster_->size(); }
