@@ -263,8 +263,10 @@ TEST_CASE("MSETNX over several shards fires its sets, not its probe's misses", "
   const std::string a = fake.key_on(0), b = fake.key_on(1);
   CHECK(ask(fake, writer, resp({"MSETNX", a, "1", b, "2"})) == ":1\r\n");
   Events got = shard_pushed(fake, watcher);
+  Events want{"__keyevent@0__:set " + a, "__keyevent@0__:set " + b};
   std::sort(got.begin(), got.end());
-  CHECK(got == Events{"__keyevent@0__:set " + a, "__keyevent@0__:set " + b});
+  std::sort(want.begin(), want.end());  // the key names depend on the hash's seed
+  CHECK(got == want);
 }
 
 TEST_CASE("RENAME across shards fires each key's events on its shard", "[kv][notify][shard]") {
