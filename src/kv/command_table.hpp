@@ -70,6 +70,11 @@ struct CommandContext {
   // Inside EXEC: a blocking command answers as if its timeout had passed
   // (Redis's CLIENT_DENY_BLOCKING).
   bool deny_blocking = false;
+  // Not a client's command but a step of the server's own — the AOF loader,
+  // a value rebuilt from its records when it moves between shards
+  // (ValueRecords::replay), a job's probe (MSETNX's existence check) — so it
+  // fires no keyspace events (kv/notify.hpp).
+  bool silent = false;
 
   [[nodiscard]] Store& store() noexcept { return scratch != nullptr ? *scratch : server.store(); }
   [[nodiscard]] Keyspace& db() noexcept { return store().db(client.db); }

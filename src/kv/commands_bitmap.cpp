@@ -51,14 +51,20 @@ bool offset_arg(CommandContext& ctx, std::string_view text, bool hash, unsigned 
   return true;
 }
 
-// lookupStringForBitCommand: the string at argv[1], created or zero-padded so
-// that bit `max_bit` exists, now raw; nullptr after a WRONGTYPE reply.
-char* grow_for_bits(CommandContext& ctx, std::uint64_t max_bit, std::size_t& size) {
+// lookupStringForBitCommand: the string at argv[1], created (event "new") or
+// zero-padded so that bit `max_bit` exists, now raw; nullptr after a
+// WRONGTYPE reply. `dirty`: created or grown, a change whatever the bits do.
+char* grow_for_bits(CommandContext& ctx, std::uint64_t max_bit, std::size_t& size, bool& dirty) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
   if (!detail::check_type(ctx, e, ValueType::string)) return nullptr;
   bool created = false;
-  if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
-  size = std::max<std::size_t>(e->value.string_size(), (max_bit >> 3) + 1);
+  if (e == nullptr) {
+    e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
+    notify_keyspace_event(ctx, notify_new, "new", ctx.argv[1]);
+  }
+  const std::size_t old_size = e->value.string_size();
+  size = std::max<std::size_t>(old_size, (max_bit >> 3) + 1);
+  dirty = created || size != old_size;
   return e->value.resize_raw(size);
 }
 
@@ -68,8 +74,12 @@ void setbit(CommandContext& ctx) {
   std::int64_t on = 0;
   if (!detail::parse_i64(ctx.argv[3], on) || (on & ~1) != 0) return ctx.reply.error(err_bit_value);
   std::size_t size = 0;
-  char* bytes = grow_for_bits(ctx, offset, size);
-  if (bytes != nullptr) ctx.reply.integer(bitmap::set_bit(bytes, offset, on != 0) ? 1 : 0);
+  bool dirty = false;
+  char* bytes = grow_for_bits(ctx, offset, size, dirty);
+  if (bytes == nullptr) return;
+  const bool old = bitmap::set_bit(bytes, offset, on != 0);
+  if (dirty || old != (on != 0)) notify_keyspace_event(ctx, notify_string, "setbit", ctx.argv[1]);
+  ctx.reply.integer(old ? 1 : 0);
 }
 
 // The string at argv[1] for a read; false after replying `absent` (no such
@@ -180,7 +190,8 @@ void bitop(CommandContext& ctx) {
   const std::string result = bitmap::bit_op(op, sources);
   std::string_view dest = ctx.argv[2];
   if (result.empty()) {
-    ctx.db().erase(dest, ctx.now);  // every source empty: the destination is deleted
+    // every source empty: the destination is deleted
+    if (ctx.db().erase(dest, ctx.now)) notify_keyspace_event(ctx, notify_generic, "del", dest);
     return ctx.reply.integer(0);
   }
   bool created = false;
@@ -188,6 +199,8 @@ void bitop(CommandContext& ctx) {
   e.value.reset();  // setKey: a new raw string, whatever the key held, without its TTL
   std::memcpy(e.value.resize_raw(result.size()), result.data(), result.size());
   if (e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
+  if (created) notify_keyspace_event(ctx, notify_new, "new", dest);
+  notify_keyspace_event(ctx, notify_string, "set", dest);
   ctx.reply.integer(static_cast<std::int64_t>(result.size()));
 }
 
@@ -265,15 +278,18 @@ bool parse_field_ops(CommandContext& ctx, std::vector<FieldOp>& ops) {
   return true;
 }
 
-// SET replies the old value, INCRBY the new one; FAIL on overflow writes nothing and replies nil.
-void run_field_write(CommandContext& ctx, const FieldOp& op, char* bytes, std::size_t size) {
+// SET replies the old value, INCRBY the new one; FAIL on overflow writes
+// nothing and replies nil. True when it wrote to a string just created or
+// grown (`dirty`) or changed the field's value: Redis's `changes`.
+bool run_field_write(CommandContext& ctx, const FieldOp& op, char* bytes, std::size_t size, bool dirty) {
   std::int64_t old = bitmap::read_field({bytes, size}, op.offset, op.type);
   bool is_set = op.kind == FieldOp::Kind::set;
   std::int64_t result = 0;
   bool fits = bitmap::add_with_overflow(is_set ? op.arg : old, is_set ? 0 : op.arg, op.type, op.overflow, result);
-  if (!fits && op.overflow == Overflow::fail) return ctx.reply.null();
+  if (!fits && op.overflow == Overflow::fail) return ctx.reply.null(), false;
   ctx.reply.integer(is_set ? old : result);
   bitmap::write_field(bytes, op.offset, op.type, result);
+  return dirty || old != result;
 }
 
 // BITFIELD with GETs only: reads the key as it is (an absent key reads as zeros).
@@ -299,16 +315,19 @@ void bitfield_generic(CommandContext& ctx, bool read_only_command) {
   if (!writes) return bitfield_read(ctx, ops);
   if (read_only_command) return ctx.reply.error("ERR BITFIELD_RO only supports the GET subcommand");
   std::size_t size = 0;
-  char* bytes = grow_for_bits(ctx, max_bit, size);  // even when every write fails (OVERFLOW FAIL), as Redis
+  bool dirty = false;
+  char* bytes = grow_for_bits(ctx, max_bit, size, dirty);  // even when every write fails (OVERFLOW FAIL), as Redis
   if (bytes == nullptr) return;
   ctx.reply.array(ops.size());
+  bool changed = false;  // Redis's `changes`: a write that grew the string or changed its field
   for (const FieldOp& op : ops) {
     if (op.kind == FieldOp::Kind::get) {
       ctx.reply.integer(bitmap::read_field({bytes, size}, op.offset, op.type));
     } else {
-      run_field_write(ctx, op, bytes, size);
+      changed = run_field_write(ctx, op, bytes, size, dirty) || changed;
     }
   }
+  if (changed) notify_keyspace_event(ctx, notify_string, "setbit", ctx.argv[1]);
 }
 
 void bitfield(CommandContext& ctx) { bitfield_generic(ctx, false); }

@@ -20,6 +20,7 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
 #include "kv/glob.hpp"
+#include "kv/notify.hpp"
 
 namespace duet::kv::detail {
 namespace {
@@ -163,6 +164,14 @@ std::string set_output_limits(ServerConfig& c, std::string_view v) {
   return {};
 }
 
+// notify-keyspace-events: Redis's class letters (kv/notify.hpp).
+std::string set_notify_flags(ServerConfig& c, std::string_view v) {
+  const auto flags = parse_notify_flags(v);
+  if (!flags) return "Invalid event class character. Use 'Ag$lshzxeKEtmdn'.";
+  c.notify_keyspace_events = *flags;
+  return {};
+}
+
 constexpr std::uint64_t int_max = INT32_MAX;
 constexpr std::uint64_t long_max = INT64_MAX;
 using C = ServerConfig;
@@ -198,6 +207,8 @@ constexpr Param params[] = {
     {"auto-aof-rewrite-min-size", get_number<&C::auto_aof_rewrite_min_size>,
      set_number<&C::auto_aof_rewrite_min_size, Unit::memory, 0, long_max>},
     {"client-output-buffer-limit", get_output_limits, set_output_limits},
+    {"notify-keyspace-events", [](const C& c) { return format_notify_flags(c.notify_keyspace_events); },
+     set_notify_flags},
     // The types' encoding thresholds; the *-ziplist-* names are Redis's aliases.
     {"list-max-listpack-size", get_number<&C::list_max_listpack_size>,
      set_signed<&C::list_max_listpack_size, INT32_MIN, INT32_MAX>},

@@ -1,5 +1,7 @@
 // String commands that compute on the value: INCR DECR INCRBY DECRBY
 // INCRBYFLOAT APPEND STRLEN GETRANGE SETRANGE. All keep the key's TTL.
+// Keyspace events as t_string.c: "new" when the write adds the key, then
+// "incrby" (INCR and DECR too), "incrbyfloat", "append" or "setrange".
 #include <algorithm>
 #include <climits>
 #include <cstring>
@@ -24,11 +26,18 @@ bool length_ok(CommandContext& ctx, std::uint64_t size, std::uint64_t append) {
   return true;
 }
 
-// The string at argv[1] (nullptr if absent); `ok` false after a WRONGTYPE reply.
-Entry* find_string(CommandContext& ctx, bool& ok) {
-  Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
+// The string at argv[1] (nullptr if absent); `ok` false after a WRONGTYPE
+// reply. A read (STRLEN, GETRANGE) is Redis's lookupKeyRead: stats, keymiss.
+Entry* find_string(CommandContext& ctx, bool& ok, bool read = false) {
+  Entry* e = read ? detail::read_key(ctx, ctx.argv[1]) : ctx.db().find(ctx.argv[1], ctx.now);
   ok = detail::check_type(ctx, e, ValueType::string);
   return e;
+}
+
+// The key written: created (dbAdd's "new") or not, then the command's event.
+void notify_written(CommandContext& ctx, bool created, std::string_view event) {
+  if (created) notify_keyspace_event(ctx, notify_new, "new", ctx.argv[1]);
+  notify_keyspace_event(ctx, notify_string, event, ctx.argv[1]);
 }
 
 
@@ -48,6 +57,7 @@ void incr_by(CommandContext& ctx, std::int64_t incr) {
   bool created = false;
   if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
   e->value.set_int(value);
+  notify_written(ctx, created, "incrby");
   ctx.reply.integer(value);
 }
 
@@ -85,6 +95,7 @@ void incrbyfloat(CommandContext& ctx) {
   bool created = false;
   if (e == nullptr) e = &ctx.db().upsert(ctx.argv[1], ctx.now, created);
   e->value.set_string(text);
+  notify_written(ctx, created, "incrbyfloat");
   ctx.reply.bulk(text);
 }
 
@@ -96,18 +107,20 @@ void append(CommandContext& ctx) {
   if (e == nullptr) {  // a new key's value is stored as given (Redis: an embstr or int, not raw)
     bool created = false;
     ctx.db().upsert(ctx.argv[1], ctx.now, created).value.set_string(tail);
+    notify_written(ctx, created, "append");
     return ctx.reply.integer(static_cast<std::int64_t>(tail.size()));
   }
   const std::size_t size = e->value.string_size();
   if (!length_ok(ctx, size, tail.size())) return;
   char* bytes = e->value.resize_raw(size + tail.size());
   if (!tail.empty()) std::memcpy(bytes + size, tail.data(), tail.size());
+  notify_written(ctx, false, "append");
   ctx.reply.integer(static_cast<std::int64_t>(size + tail.size()));
 }
 
 void strlen_(CommandContext& ctx) {
   bool ok = true;
-  Entry* e = find_string(ctx, ok);
+  Entry* e = find_string(ctx, ok, true);
   if (ok) ctx.reply.integer(e != nullptr ? static_cast<std::int64_t>(e->value.string_size()) : 0);
 }
 
@@ -116,7 +129,7 @@ void getrange(CommandContext& ctx) {
   std::int64_t end = 0;
   if (!detail::int_arg(ctx, ctx.argv[2], start) || !detail::int_arg(ctx, ctx.argv[3], end)) return;
   bool ok = true;
-  Entry* e = find_string(ctx, ok);
+  Entry* e = find_string(ctx, ok, true);
   if (!ok) return;
   if (e == nullptr) return ctx.reply.bulk("");
   Value::Scratch scratch;
@@ -148,6 +161,7 @@ void setrange(CommandContext& ctx) {
   auto off = static_cast<std::size_t>(offset);
   const std::size_t new_size = std::max(size, off + value.size());
   std::memcpy(e->value.resize_raw(new_size) + off, value.data(), value.size());
+  notify_written(ctx, created, "setrange");
   ctx.reply.integer(static_cast<std::int64_t>(new_size));
 }
 

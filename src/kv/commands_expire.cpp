@@ -1,5 +1,6 @@
 // Expiry commands: EXPIRE PEXPIRE EXPIREAT PEXPIREAT (NX XX GT LT), TTL PTTL
-// EXPIRETIME PEXPIRETIME PERSIST.
+// EXPIRETIME PEXPIRETIME PERSIST. Keyspace events as expire.c: "expire", or
+// "del" for a time already past; "persist"; the TTL family's "keymiss".
 #include <climits>
 #include <string>
 
@@ -65,8 +66,10 @@ void expire_generic(CommandContext& ctx, std::int64_t base, bool seconds, std::s
   if (e == nullptr || !flags_allow(flags, ctx.db().expire_at(*e), when)) return ctx.reply.integer(0);
   if (when <= ctx.now) {
     ctx.db().erase(*e);  // already expired: delete now, as Redis does
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
   } else {
     ctx.db().set_expire(*e, when);
+    notify_keyspace_event(ctx, notify_generic, "expire", ctx.argv[1]);
   }
   ctx.reply.integer(1);
 }
@@ -80,7 +83,10 @@ void pexpireat(CommandContext& ctx) { expire_generic(ctx, 0, false, "pexpireat")
 // time (EXPIRETIME, PEXPIRETIME); seconds are rounded as Redis rounds them.
 void ttl_generic(CommandContext& ctx, bool seconds, bool absolute = false) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
-  if (e == nullptr) return ctx.reply.integer(-2);
+  if (e == nullptr) {
+    notify_keyspace_event(ctx, notify_key_miss, "keymiss", ctx.argv[1]);
+    return ctx.reply.integer(-2);
+  }
   if (!e->has_expiry) return ctx.reply.integer(-1);
   std::int64_t ttl = ctx.db().expire_at(*e) - (absolute ? 0 : ctx.now);
   if (ttl < 0) ttl = 0;
@@ -96,6 +102,7 @@ void persist(CommandContext& ctx) {
   Entry* e = ctx.db().find(ctx.argv[1], ctx.now);
   if (e == nullptr || !e->has_expiry) return ctx.reply.integer(0);
   ctx.db().set_expire(*e, Entry::no_expiry);
+  notify_keyspace_event(ctx, notify_generic, "persist", ctx.argv[1]);
   ctx.reply.integer(1);
 }
 

@@ -1,6 +1,8 @@
 // Hash commands (Redis 7.0's t_hash.c): HSET HSETNX HMSET HGET HMGET HDEL
 // HLEN HSTRLEN HEXISTS HKEYS HVALS HGETALL HINCRBY HINCRBYFLOAT, and HRANDFIELD
 // HSCAN in commands_hash_random.cpp. The data structure is kv/types/hash.hpp.
+// Keyspace events as t_hash.c: "new" when a write creates the hash, then
+// hset (HSET, HMSET, HSETNX), hincrby, hincrbyfloat; hdel and "del".
 #include <climits>
 #include <cmath>
 #include <string>
@@ -37,6 +39,7 @@ Entry* write_hash(CommandContext& ctx, std::string_view key) {
   if (e != nullptr) return detail::check_type(ctx, e, ValueType::hash) ? e : nullptr;
   e = &ctx.db().upsert(key, ctx.now, created);
   e->value.set_object(HashObject::create());
+  notify_keyspace_event(ctx, notify_new, "new", key);
   return e;
 }
 
@@ -47,6 +50,7 @@ void hset_common(CommandContext& ctx, bool reply_ok) {
   Entry* e = write_hash(ctx, ctx.argv[1]);
   if (e == nullptr) return;
   const std::size_t created = hash_set(e->value, ctx.argv.subspan(2), limits(ctx));
+  notify_keyspace_event(ctx, notify_hash, "hset", ctx.argv[1]);
   if (reply_ok) return ctx.reply.ok();
   ctx.reply.integer(static_cast<std::int64_t>(created));
 }
@@ -59,6 +63,7 @@ void hsetnx(CommandContext& ctx) {
   if (e == nullptr) return;
   if (hash_of(e)->find(ctx.argv[2])) return ctx.reply.integer(0);
   hash_set(e->value, ctx.argv[2], ctx.argv[3], limits(ctx));
+  notify_keyspace_event(ctx, notify_hash, "hset", ctx.argv[1]);
   ctx.reply.integer(1);
 }
 
@@ -87,7 +92,11 @@ void hdel(CommandContext& ctx) {
   if (!detail::check_type(ctx, e, ValueType::hash)) return;
   if (e == nullptr) return ctx.reply.integer(0);
   const std::size_t deleted = hash_erase(e->value, ctx.argv.subspan(2));
-  if (hash_of(e)->size() == 0) ctx.db().erase(*e);  // an emptied hash deletes its key
+  if (deleted != 0) notify_keyspace_event(ctx, notify_hash, "hdel", ctx.argv[1]);
+  if (hash_of(e)->size() == 0) {
+    ctx.db().erase(*e);  // an emptied hash deletes its key
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
+  }
   ctx.reply.integer(static_cast<std::int64_t>(deleted));
 }
 
@@ -145,6 +154,7 @@ void hincrby(CommandContext& ctx) {
   }
   value += incr;
   hash_set(e->value, ctx.argv[2], std::to_string(value), limits(ctx));
+  notify_keyspace_event(ctx, notify_hash, "hincrby", ctx.argv[1]);
   ctx.reply.integer(value);
 }
 
@@ -166,6 +176,7 @@ void hincrbyfloat(CommandContext& ctx) {
     return ctx.reply.error("ERR increment would produce NaN or Infinity");
   }
   hash_set(e->value, ctx.argv[2], text, limits(ctx));
+  notify_keyspace_event(ctx, notify_hash, "hincrbyfloat", ctx.argv[1]);
   ctx.reply.bulk(text);
   ctx.log_instead({"HSET", ctx.argv[1], ctx.argv[2], text});
 }

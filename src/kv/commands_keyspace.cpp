@@ -1,5 +1,8 @@
 // Keyspace commands: DEL UNLINK EXISTS TYPE RENAME RENAMENX KEYS SCAN
-// RANDOMKEY DBSIZE FLUSHDB FLUSHALL.
+// RANDOMKEY DBSIZE FLUSHDB FLUSHALL. Keyspace events as db.c: "del" per key
+// deleted, RENAME's "new" (the target is deleted and added again),
+// "rename_from" and "rename_to", "keymiss" from EXISTS and TYPE; FLUSHDB
+// and FLUSHALL fire none (Redis 7.0).
 #include <cctype>
 #include <cerrno>
 #include <cstdlib>
@@ -17,18 +20,29 @@ using detail::equals_ci;
 
 void del(CommandContext& ctx) {
   std::int64_t removed = 0;
-  for (std::size_t j = 1; j < ctx.argv.size(); ++j) removed += ctx.db().erase(ctx.argv[j], ctx.now) ? 1 : 0;
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
+    if (!ctx.db().erase(ctx.argv[j], ctx.now)) continue;
+    ++removed;
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[j]);
+  }
   ctx.reply.integer(removed);
 }
 
 void exists(CommandContext& ctx) {
   std::int64_t found = 0;
-  for (std::size_t j = 1; j < ctx.argv.size(); ++j) found += ctx.db().find(ctx.argv[j], ctx.now) != nullptr ? 1 : 0;
+  for (std::size_t j = 1; j < ctx.argv.size(); ++j) {
+    if (ctx.db().find(ctx.argv[j], ctx.now) != nullptr) {
+      ++found;
+    } else {
+      notify_keyspace_event(ctx, notify_key_miss, "keymiss", ctx.argv[j]);
+    }
+  }
   ctx.reply.integer(found);
 }
 
 void type(CommandContext& ctx) {
   const Entry* e = ctx.db().peek(ctx.argv[1], ctx.now);
+  if (e == nullptr) notify_keyspace_event(ctx, notify_key_miss, "keymiss", ctx.argv[1]);
   ctx.reply.simple(e != nullptr ? type_name(e->value.type()) : "none");
 }
 
@@ -43,6 +57,9 @@ void rename_common(CommandContext& ctx, bool nx) {
   dst.value.swap(src->value);
   db.set_expire(dst, db.expire_at(*src));
   db.erase(*src);
+  notify_keyspace_event(ctx, notify_new, "new", ctx.argv[2]);  // Redis deletes a target first: always new
+  notify_keyspace_event(ctx, notify_generic, "rename_from", ctx.argv[1]);
+  notify_keyspace_event(ctx, notify_generic, "rename_to", ctx.argv[2]);
   nx ? ctx.reply.integer(1) : ctx.reply.ok();
 }
 

@@ -133,8 +133,10 @@ void reply_matches(CommandContext& ctx, const std::vector<Match>& matches, bool 
 
 // The two strings, or false after the error reply.
 bool lcs_inputs(CommandContext& ctx, Value::Scratch (&scratch)[2], std::string_view (&s)[2]) {
+  // lookupKeyRead of both keys (stats, "keymiss") before either is checked, as Redis does.
+  Entry* found[2] = {detail::read_key(ctx, ctx.argv[1]), detail::read_key(ctx, ctx.argv[2])};
   for (int k = 0; k < 2; ++k) {
-    Entry* e = ctx.db().find(ctx.argv[1 + k], ctx.now);
+    Entry* e = found[k];
     if (e != nullptr && !e->value.is_string()) {
       ctx.reply.error("ERR The specified keys must contain string values");
       return false;

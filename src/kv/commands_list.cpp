@@ -1,7 +1,9 @@
 // List commands (Redis 7.0's t_list.c): LPUSH RPUSH LPUSHX RPUSHX LPOP RPOP
 // LLEN LRANGE LINDEX LSET LINSERT LREM LTRIM here; LPOS LMOVE RPOPLPUSH LMPOP
 // in commands_list_move.cpp. Each parses and looks up in Redis's order, so a
-// request with several faults gets Redis's error.
+// request with several faults gets Redis's error. Keyspace events as
+// t_list.c: "new" when a push creates the list, then lpush/rpush, lpop/rpop,
+// lset, linsert, lrem, ltrim, and "del" when a list is emptied.
 #include <algorithm>
 #include <string>
 
@@ -21,11 +23,18 @@ ListObject& create_list(CommandContext& ctx, std::string_view key) {
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
   e.value.set_object(make_object<ListObject>());
+  notify_keyspace_event(ctx, notify_new, "new", key);  // only ever called for an absent key
   return list_at(e);
 }
 
-void delete_if_empty(CommandContext& ctx, Entry& e) {
-  if (list_at(e).size() == 0) ctx.db().erase(e);
+void delete_if_empty(CommandContext& ctx, Entry& e, std::string_view key) {
+  if (list_at(e).size() != 0) return;
+  ctx.db().erase(e);
+  notify_keyspace_event(ctx, notify_generic, "del", key);
+}
+
+void notify_pop(CommandContext& ctx, ListEnd end, std::string_view key) {
+  notify_keyspace_event(ctx, notify_list, end == ListEnd::head ? "lpop" : "rpop", key);
 }
 
 void reply_range(CommandContext& ctx, const ListObject& list, std::size_t from, std::size_t count, bool reverse) {
@@ -91,6 +100,7 @@ void push_generic(CommandContext& ctx, ListEnd end, bool existing_only) {
   ListObject& list = e != nullptr ? list_at(*e) : create_list(ctx, ctx.argv[1]);
   const int node_fill = fill(ctx);
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) list.push(end, ctx.argv[j], node_fill);
+  notify_keyspace_event(ctx, notify_list, end == ListEnd::head ? "lpush" : "rpush", ctx.argv[1]);
   ctx.reply.integer(static_cast<std::int64_t>(list.size()));
 }
 
@@ -122,7 +132,8 @@ void pop_generic(CommandContext& ctx, ListEnd end) {
     list.pop(end, element);
     ctx.reply.bulk(element);
   }
-  delete_if_empty(ctx, *e);
+  notify_pop(ctx, end, ctx.argv[1]);
+  delete_if_empty(ctx, *e, ctx.argv[1]);
 }
 
 void lpop(CommandContext& ctx) { pop_generic(ctx, ListEnd::head); }
@@ -170,6 +181,7 @@ void lset(CommandContext& ctx) {
   std::size_t at = 0;
   if (!resolve_index(index, list.size(), at)) return ctx.reply.error("ERR index out of range");
   list.replace(at, ctx.argv[3], fill(ctx));
+  notify_keyspace_event(ctx, notify_list, "lset", ctx.argv[1]);
   ctx.reply.ok();
 }
 
@@ -193,6 +205,7 @@ void linsert(CommandContext& ctx) {
   });
   if (pivot == list.size()) return ctx.reply.integer(-1);
   list.insert(after ? pivot + 1 : pivot, ctx.argv[4], fill(ctx));
+  notify_keyspace_event(ctx, notify_list, "linsert", ctx.argv[1]);
   ctx.reply.integer(static_cast<std::int64_t>(list.size()));
 }
 
@@ -214,7 +227,8 @@ void lrem(CommandContext& ctx) {
     const std::size_t matches = list.count_equal(element);
     removed = list.remove(element, matches > wanted ? matches - wanted : 0, 0);
   }
-  delete_if_empty(ctx, *e);
+  if (removed != 0) notify_keyspace_event(ctx, notify_list, "lrem", ctx.argv[1]);
+  delete_if_empty(ctx, *e, ctx.argv[1]);
   ctx.reply.integer(static_cast<std::int64_t>(removed));
 }
 
@@ -234,7 +248,8 @@ void ltrim(CommandContext& ctx) {
   } else {
     list.erase(0, list.size());
   }
-  delete_if_empty(ctx, *e);
+  notify_keyspace_event(ctx, notify_list, "ltrim", ctx.argv[1]);  // trimmed or not, as Redis
+  delete_if_empty(ctx, *e, ctx.argv[1]);
   ctx.reply.ok();
 }
 

@@ -91,7 +91,10 @@ void move_generic(CommandContext& ctx, ListEnd from, ListEnd to) {
   // when both are one key the list is never empty here (pop, then push).
   ListObject& target = dst != nullptr ? list_at(*dst) : create_list(ctx, ctx.argv[2]);
   target.push(to, element, fill(ctx));
-  delete_if_empty(ctx, *src);
+  // Redis's order: the push's event, then the pop's (and the emptied source's "del").
+  notify_keyspace_event(ctx, notify_list, to == ListEnd::head ? "lpush" : "rpush", ctx.argv[2]);
+  notify_pop(ctx, from, ctx.argv[1]);
+  delete_if_empty(ctx, *src, ctx.argv[1]);
   ctx.reply.bulk(element);
 }
 
@@ -156,7 +159,8 @@ void lmpop(CommandContext& ctx) {
     ctx.reply.array(2);
     ctx.reply.bulk(ctx.argv[k]);
     pop_range(ctx, list, end, popped);
-    delete_if_empty(ctx, *e);
+    notify_pop(ctx, end, ctx.argv[k]);
+    delete_if_empty(ctx, *e, ctx.argv[k]);
     return;
   }
   ctx.log_instead(std::span<const std::string_view>{});  // nothing popped: nothing to log

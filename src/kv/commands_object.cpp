@@ -137,7 +137,7 @@ void copy(CommandContext& ctx) {
   }
   if (dst_db == ctx.client.db && ctx.argv[1] == ctx.argv[2]) return ctx.reply.error(err_same);
   Keyspace& src_keys = ctx.db();
-  const Entry* src = src_keys.find(ctx.argv[1], ctx.now);
+  const Entry* src = detail::read_key(ctx, ctx.argv[1]);  // lookupKeyRead: stats, "keymiss"
   if (src == nullptr) return ctx.reply.integer(0);
   Keyspace& dst_keys = ctx.store().db(dst_db);
   if (dst_keys.find(ctx.argv[2], ctx.now) != nullptr && !replace) return ctx.reply.integer(0);
@@ -147,6 +147,8 @@ void copy(CommandContext& ctx) {
   Entry& dst = dst_keys.upsert(ctx.argv[2], ctx.now, created);  // entries never move: src stays valid
   dst.value = std::move(copy);
   dst_keys.set_expire(dst, expire_at);
+  notify_keyspace_event(ctx, notify_new, "new", ctx.argv[2], dst_db);  // a replaced target is deleted first
+  notify_keyspace_event(ctx, notify_generic, "copy_to", ctx.argv[2], dst_db);
   ctx.reply.integer(1);
 }
 
@@ -165,6 +167,9 @@ void move(CommandContext& ctx) {
   dst.value.swap(src->value);
   dst_keys.set_expire(dst, src_keys.expire_at(*src));
   src_keys.erase(*src);
+  notify_keyspace_event(ctx, notify_new, "new", ctx.argv[1], dst_db);
+  notify_keyspace_event(ctx, notify_generic, "move_from", ctx.argv[1]);
+  notify_keyspace_event(ctx, notify_generic, "move_to", ctx.argv[1], dst_db);
   ctx.reply.integer(1);
 }
 

@@ -1,6 +1,8 @@
 // Set commands over one key: SADD SREM SCARD SISMEMBER SMISMEMBER
 // SRANDMEMBER SPOP SMOVE SSCAN, and the family's table (the algebra is in
-// commands_set_algebra.cpp). Replies and errors as Redis 7.0's t_set.c.
+// commands_set_algebra.cpp). Replies and errors as Redis 7.0's t_set.c, and
+// its keyspace events: "new" when SADD or SMOVE creates the set, sadd, srem,
+// spop, and "del" when a set is emptied.
 #include <absl/container/flat_hash_set.h>
 
 #include <string>
@@ -24,6 +26,7 @@ SetObject& create_set(CommandContext& ctx, std::string_view key) {
   SetObject& set = *owned;
   bool created = false;
   ctx.db().upsert(key, ctx.now, created).value.set_object(std::move(owned));
+  notify_keyspace_event(ctx, notify_new, "new", key);
   return set;
 }
 
@@ -34,6 +37,7 @@ void sadd(CommandContext& ctx) {
   const std::int64_t max = set_family::max_intset_entries(ctx);
   std::int64_t added = 0;
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) added += set->add(ctx.argv[j], max) ? 1 : 0;
+  if (added != 0) notify_keyspace_event(ctx, notify_set, "sadd", ctx.argv[1]);
   ctx.reply.integer(added);
 }
 
@@ -41,32 +45,36 @@ void srem(CommandContext& ctx) {
   SetObject* set = nullptr;
   if (!lookup_set(ctx, ctx.argv[1], set)) return;
   std::int64_t removed = 0;
+  bool emptied = false;
   for (std::size_t j = 2; set != nullptr && j < ctx.argv.size(); ++j) {
     if (!set->remove(ctx.argv[j])) continue;
     ++removed;
     if (set->size() == 0) {
       ctx.db().erase(ctx.argv[1], ctx.now);
+      emptied = true;
       break;
     }
   }
+  if (removed != 0) notify_keyspace_event(ctx, notify_set, "srem", ctx.argv[1]);
+  if (emptied) notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
   ctx.reply.integer(removed);
 }
 
 void scard(CommandContext& ctx) {
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   ctx.reply.integer(set == nullptr ? 0 : static_cast<std::int64_t>(set->size()));
 }
 
 void sismember(CommandContext& ctx) {
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   ctx.reply.integer(set != nullptr && set->contains(ctx.argv[2]) ? 1 : 0);
 }
 
 void smismember(CommandContext& ctx) {
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   ctx.reply.array(ctx.argv.size() - 2);
   for (std::size_t j = 2; j < ctx.argv.size(); ++j) ctx.reply.integer(set != nullptr && set->contains(ctx.argv[j]) ? 1 : 0);
 }
@@ -81,9 +89,15 @@ void smove(CommandContext& ctx) {
   const std::string_view member = ctx.argv[3];
   if (src == dst) return ctx.reply.integer(src->contains(member) ? 1 : 0);
   if (!src->remove(member)) return ctx.reply.integer(0);
-  if (src->size() == 0) ctx.db().erase(*src_entry);
+  notify_keyspace_event(ctx, notify_set, "srem", ctx.argv[1]);
+  if (src->size() == 0) {
+    ctx.db().erase(*src_entry);
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
+  }
   if (dst == nullptr) dst = &create_set(ctx, ctx.argv[2]);
-  dst->add(member, set_family::max_intset_entries(ctx));
+  if (dst->add(member, set_family::max_intset_entries(ctx))) {
+    notify_keyspace_event(ctx, notify_set, "sadd", ctx.argv[2]);
+  }
   ctx.reply.integer(1);
 }
 
@@ -136,9 +150,11 @@ void spop_with_count(CommandContext& ctx) {
     ctx.log_instead(std::span<const std::string_view>{});
     return ctx.reply.set(0);
   }
+  notify_keyspace_event(ctx, notify_set, "spop", ctx.argv[1]);
   if (static_cast<std::uint64_t>(count) >= set->size()) {  // the whole set, and the key goes
     set_family::reply_members(ctx, *set);
     ctx.db().erase(ctx.argv[1], ctx.now);
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
     return ctx.log_instead({"DEL", ctx.argv[1]});
   }
   spop_some(ctx, *ctx.db().find(ctx.argv[1], ctx.now), *set, static_cast<std::size_t>(count));
@@ -156,9 +172,13 @@ void spop(CommandContext& ctx) {
   SetObject::Scratch scratch;
   const std::string member(set->random_member(ctx.store().next_random(), scratch));
   set->remove(member);
+  notify_keyspace_event(ctx, notify_set, "spop", ctx.argv[1]);
   ctx.log_instead({"SREM", ctx.argv[1], member});
   ctx.reply.bulk(member);
-  if (set->size() == 0) ctx.db().erase(ctx.argv[1], ctx.now);
+  if (set->size() == 0) {
+    ctx.db().erase(ctx.argv[1], ctx.now);
+    notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
+  }
 }
 
 // SRANDMEMBER key count with 1 < count < size: distinct members. Many: drop
@@ -191,7 +211,7 @@ void srandmember_with_count(CommandContext& ctx) {
     return ctx.reply.error("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807");
   }
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   if (set == nullptr || n == 0) return ctx.reply.array(0);
   const auto count = static_cast<std::uint64_t>(n < 0 ? -n : n);
   SetObject::Scratch scratch;
@@ -214,7 +234,7 @@ void srandmember(CommandContext& ctx) {
   if (ctx.argv.size() == 3) return srandmember_with_count(ctx);
   if (ctx.argv.size() > 3) return ctx.reply.error(detail::err_syntax);
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   if (set == nullptr) return ctx.reply.null();
   SetObject::Scratch scratch;
   ctx.reply.bulk(set->random_member(ctx.store().next_random(), scratch));
@@ -227,7 +247,7 @@ void sscan(CommandContext& ctx) {
   std::uint64_t cursor = 0;
   if (!detail::parse_scan_cursor(ctx.argv[2], cursor)) return ctx.reply.error("ERR invalid cursor");
   SetObject* set = nullptr;
-  if (!lookup_set(ctx, ctx.argv[1], set)) return;
+  if (!lookup_set(ctx, ctx.argv[1], set, true)) return;
   detail::ScanArgs args;
   if (set != nullptr && !detail::parse_scan_args(ctx, args)) return;
   std::vector<std::string> found;

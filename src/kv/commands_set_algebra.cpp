@@ -2,6 +2,9 @@
 // SUNIONSTORE SDIFF SDIFFSTORE, as Redis 7.0's t_set.c computes them —
 // including which encoding a stored result gets (it is built from an empty
 // intset, member by member, so the thresholds apply as they do in Redis).
+// Keyspace events: the STORE forms' sinterstore, sunionstore, sdiffstore (or
+// "del" for an empty result that deletes the target); sources are read with
+// lookupKeyRead ("keymiss").
 #include <algorithm>
 #include <climits>
 #include <string>
@@ -12,23 +15,25 @@
 
 namespace duet::kv::set_family {
 
-bool lookup_set(CommandContext& ctx, std::string_view key, SetObject*& set) {
-  Entry* e = ctx.db().find(key, ctx.now);
+bool lookup_set(CommandContext& ctx, std::string_view key, SetObject*& set, bool read) {
+  Entry* e = read ? detail::read_key(ctx, key) : ctx.db().find(key, ctx.now);
   if (!detail::check_type(ctx, e, ValueType::set)) return false;
   set = e == nullptr ? nullptr : e->value.as<SetObject>();
   return true;
 }
 
-void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set) {
+void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set, std::string_view event) {
   const std::size_t size = set->size();
   if (size == 0) {
-    ctx.db().erase(key, ctx.now);
+    if (ctx.db().erase(key, ctx.now)) notify_keyspace_event(ctx, notify_generic, "del", key);
     return ctx.reply.integer(0);
   }
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
   e.value.set_object(std::move(set));
   if (e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
+  if (created) notify_keyspace_event(ctx, notify_new, "new", key);
+  notify_keyspace_event(ctx, notify_set, event, key);
   ctx.reply.integer(static_cast<std::int64_t>(size));
 }
 
@@ -46,7 +51,7 @@ using Keys = std::span<const std::string_view>;
 bool lookup_all(CommandContext& ctx, Keys keys, std::vector<SetObject*>& sets) {
   sets.resize(keys.size());
   for (std::size_t j = 0; j < keys.size(); ++j) {
-    if (!lookup_set(ctx, keys[j], sets[j])) return false;
+    if (!lookup_set(ctx, keys[j], sets[j], true)) return false;
   }
   return true;
 }
@@ -77,7 +82,7 @@ void sinter_generic(CommandContext& ctx, Keys keys, const InterOptions& opt) {
     auto result = make_object<SetObject>();
     const std::int64_t max = max_intset_entries(ctx);
     if (!empty) intersect(sets, [&](std::string_view m) { return result->add(m, max), true; });
-    return store_set(ctx, *opt.dst, std::move(result));
+    return store_set(ctx, *opt.dst, std::move(result), "sinterstore");
   }
   if (opt.cardinality_only) {
     std::uint64_t n = 0;
@@ -134,7 +139,7 @@ void union_diff(CommandContext& ctx, Keys keys, const std::string_view* dst, Op 
   } else if (sets[0] != nullptr && std::find(sets.begin() + 1, sets.end(), sets[0]) == sets.end()) {
     diff_into(sets, *result, max);  // (a key named twice makes the difference empty)
   }
-  if (dst != nullptr) return store_set(ctx, *dst, std::move(result));
+  if (dst != nullptr) return store_set(ctx, *dst, std::move(result), op == Op::union_of ? "sunionstore" : "sdiffstore");
   reply_members(ctx, *result);
 }
 

@@ -1,5 +1,7 @@
 // String commands, SET/GET family: SET GET GETSET GETDEL GETEX SETNX SETEX
-// PSETEX MGET MSET MSETNX, and the seed's MOD and EXIST.
+// PSETEX MGET MSET MSETNX, and the seed's MOD and EXIST. Keyspace events as
+// t_string.c fires them: "new" when setKey adds the key, then "set", then
+// "expire" for a SET with a TTL.
 #include <cstring>
 
 #include "kv/command_table.hpp"
@@ -19,12 +21,15 @@ void reply_value(CommandContext& ctx, const Entry* e) {
   ctx.reply.bulk(e->value.str(scratch));
 }
 
-// setKey: stores the value and drops any TTL unless keep_ttl.
+// setKey: stores the value and drops any TTL unless keep_ttl; then the
+// "set" event (every caller fires it right after setKey, as Redis's do).
 Entry& store_value(CommandContext& ctx, std::string_view key, std::string_view value, bool keep_ttl) {
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
   e.value.set_string(value);  // reuses a heap block of a similar size (a benchmark's overwrite)
   if (!keep_ttl && e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
+  if (created) notify_keyspace_event(ctx, notify_new, "new", key);
+  notify_keyspace_event(ctx, notify_string, "set", key);
   return e;
 }
 
@@ -46,7 +51,7 @@ void set(CommandContext& ctx) {
   if (!detail::parse_set_options(ctx, 3, true, opt) || !detail::resolve_expire(ctx, opt, "set")) return;
   std::string_view key = ctx.argv[1];
   if (opt.get || opt.nx || opt.xx) {  // plain SET skips this lookup: upsert finds the key anyway
-    Entry* old = ctx.db().find(key, ctx.now);
+    Entry* old = opt.get ? read_key(ctx, key) : ctx.db().find(key, ctx.now);  // GET: getGenericCommand's lookup
     if (opt.get && !reply_string(ctx, old)) return;
     if ((opt.nx && old != nullptr) || (opt.xx && old == nullptr)) {
       if (!opt.get) ctx.reply.null();
@@ -54,7 +59,10 @@ void set(CommandContext& ctx) {
     }
   }
   Entry& e = store_value(ctx, key, ctx.argv[2], opt.keepttl);
-  if (opt.expire_at >= 0) ctx.db().set_expire(e, opt.expire_at);
+  if (opt.expire_at >= 0) {
+    ctx.db().set_expire(e, opt.expire_at);
+    notify_keyspace_event(ctx, notify_generic, "expire", key);
+  }
   if (!opt.get) ctx.reply.ok();
 }
 
@@ -65,6 +73,7 @@ void setex_common(CommandContext& ctx, detail::ExpireUnit unit, std::string_view
   if (!detail::resolve_expire(ctx, opt, name)) return;
   Entry& e = store_value(ctx, ctx.argv[1], ctx.argv[3], false);
   ctx.db().set_expire(e, opt.expire_at);
+  notify_keyspace_event(ctx, notify_generic, "expire", ctx.argv[1]);
   ctx.reply.ok();
 }
 
@@ -85,7 +94,9 @@ void getset(CommandContext& ctx) {
 void getdel(CommandContext& ctx) {
   Entry* e = read_key(ctx, ctx.argv[1]);
   if (!reply_string(ctx, e)) return;
-  if (e != nullptr) ctx.db().erase(*e);
+  if (e == nullptr) return;
+  ctx.db().erase(*e);
+  notify_keyspace_event(ctx, notify_generic, "del", ctx.argv[1]);
 }
 
 void getex(CommandContext& ctx) {
@@ -95,12 +106,17 @@ void getex(CommandContext& ctx) {
   if (e == nullptr) return ctx.reply.null();  // Redis looks the key up before validating the time
   if (!detail::check_type(ctx, e, ValueType::string) || !detail::resolve_expire(ctx, opt, "getex")) return;
   reply_value(ctx, e);
+  std::string_view key = ctx.argv[1];
   if (opt.persist) {
+    if (!e->has_expiry) return;
     ctx.db().set_expire(*e, Entry::no_expiry);
+    notify_keyspace_event(ctx, notify_generic, "persist", key);
   } else if (opt.expire_at >= 0 && opt.expire_at <= ctx.now) {
     ctx.db().erase(*e);  // an expiry already in the past deletes the key
+    notify_keyspace_event(ctx, notify_generic, "del", key);
   } else if (opt.expire_at >= 0) {
     ctx.db().set_expire(*e, opt.expire_at);
+    notify_keyspace_event(ctx, notify_generic, "expire", key);
   }
 }
 

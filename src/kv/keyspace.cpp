@@ -98,6 +98,7 @@ void Keyspace::expire_entry(Entry& e) {
   ++expired_;
   if (expire_hook_ != nullptr) expire_hook_(expire_context_, e);
   if (watches_ != nullptr) [[unlikely]] watches_->touch(db_index_, as_view(e.key), false);  // db.c: expiry signals
+  if (event_hook_ != nullptr) event_hook_(event_context_, e);
   erase(e);
 }
 

@@ -108,6 +108,14 @@ class Keyspace {
     expire_hook_ = hook;
     expire_context_ = context;
   }
+  // The same moment for the keyspace event "expired" (kv/notify.hpp): a hook
+  // of its own, as the AOF's and the events' owners install theirs apart
+  // (the server state installs this one on its own store; a store of copies
+  // has none, so it fires nothing).
+  void set_event_hook(ExpireHook hook, void* context) noexcept {
+    event_hook_ = hook;
+    event_context_ = context;
+  }
   // Removes every key; the watched ones that were here count as changed (FLUSHDB).
   void clear();
 
@@ -211,6 +219,8 @@ class Keyspace {
   void* expire_context_ = nullptr;
   WatchTable* watches_ = nullptr;
   int db_index_ = 0;
+  ExpireHook event_hook_ = nullptr;
+  void* event_context_ = nullptr;
   absl::flat_hash_set<std::uint32_t, SlotHash, SlotEq> index_;
 };
 

@@ -23,14 +23,19 @@ void Subscriber::unsubscribe_all() {
   channels_.clear();
   shard_channels_.clear();
   patterns_.clear();
+  registry_.note_listening();
 }
 
 bool Subscriber::subscribe(std::string_view channel) {
-  return PubSub::add(channels_, registry_.channels_, channel, this);
+  const bool changed = PubSub::add(channels_, registry_.channels_, channel, this);
+  registry_.note_listening();
+  return changed;
 }
 
 bool Subscriber::unsubscribe(std::string_view channel) {
-  return PubSub::remove(channels_, registry_.channels_, channel, this);
+  const bool changed = PubSub::remove(channels_, registry_.channels_, channel, this);
+  registry_.note_listening();
+  return changed;
 }
 
 bool Subscriber::ssubscribe(std::string_view channel) {
@@ -45,6 +50,7 @@ bool Subscriber::psubscribe(std::string_view pattern) {
   if (std::find(patterns_.begin(), patterns_.end(), pattern) != patterns_.end()) return false;
   patterns_.emplace_back(pattern);
   registry_.patterns_[pattern].push_back(this);
+  registry_.note_listening();
   return true;
 }
 
@@ -53,6 +59,7 @@ bool Subscriber::punsubscribe(std::string_view pattern) {
   if (it == patterns_.end()) return false;
   PubSub::unlink(registry_.patterns_, pattern, this);
   patterns_.erase(it);
+  registry_.note_listening();
   return true;
 }
 
@@ -116,6 +123,19 @@ void PubSub::unlink(NameMap<Subscribers>& map, std::string_view key, Subscriber*
     subs.pop_back();
   }
   if (subs.empty()) map.erase(it);
+}
+
+// Shard channels are not counted: keyspace events go to ordinary channels.
+// Release: a shard that reads the bit set also sees the subscription made.
+void PubSub::note_listening() noexcept {
+  const bool listening = !channels_.empty() || !patterns_.empty();
+  if (listening == listening_ || listening_word_ == nullptr) return;
+  listening_ = listening;
+  if (listening) {
+    listening_word_->fetch_or(listening_bit_, std::memory_order_release);
+  } else {
+    listening_word_->fetch_and(~listening_bit_, std::memory_order_release);
+  }
 }
 
 void PubSub::deliver(ServerState& server, const Subscribers& to, std::int64_t now, std::int64_t& receivers) {

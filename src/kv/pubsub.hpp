@@ -24,6 +24,10 @@
 // - The waker (set by the driver) runs when the queue goes from empty to
 //   non-empty and when the subscriber is dropped: it must only note the fact
 //   (set an Event), never run commands or I/O.
+// - set_listening(word, bit): with the keyspace split over shards, the bit
+//   is set in the shared word while this registry has any channel or
+//   pattern subscription, so a shard's keyspace events (kv/notify.hpp) know
+//   at one load whether any other shard would receive them.
 // - One thread: the one running the server state.
 //
 //   PubSub& ps = state.pubsub();
@@ -32,6 +36,7 @@
 //   int n = ps.publish(state, "news", "hi");        // me.queue() holds the message
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -148,6 +153,11 @@ class PubSub {
   // Every pattern subscribed to, unsorted.
   [[nodiscard]] std::vector<std::string_view> active_patterns() const;
 
+  void set_listening(std::atomic<std::uint64_t>* word, std::uint64_t bit) noexcept {
+    listening_word_ = word;
+    listening_bit_ = bit;
+  }
+
  private:
   friend class Subscriber;
   using Subscribers = std::vector<Subscriber*>;
@@ -156,11 +166,15 @@ class PubSub {
   static bool remove(NameSet& mine, NameMap<Subscribers>& map, std::string_view name, Subscriber* s);
   void format(std::string_view kind, std::string_view channel, std::string_view message);
   void deliver(ServerState& server, const Subscribers& to, std::int64_t now, std::int64_t& receivers);
+  void note_listening() noexcept;
 
   NameMap<Subscribers> channels_;
   NameMap<Subscribers> patterns_;
   NameMap<Subscribers> shard_channels_;
   std::string message_;  // the message being published, formatted once
+  std::atomic<std::uint64_t>* listening_word_ = nullptr;
+  std::uint64_t listening_bit_ = 0;
+  bool listening_ = false;
 };
 
 }  // namespace duet::kv

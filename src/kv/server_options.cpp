@@ -5,6 +5,7 @@
 
 #include "io/socket_address.hpp"
 #include "kv/detail/numbers.hpp"
+#include "kv/notify.hpp"
 
 namespace duet::kv {
 namespace {
@@ -108,6 +109,11 @@ const Flag flags[] = {
        std::uint64_t n = 0;
        return parse_uint(v, 1, 500, n) && (o.config.hz = static_cast<int>(n), true);
      }},
+    {"notify-keyspace-events", "event classes from 'Ag$lshzxeKEtmdn', e.g. KEA (\"\": off)",
+     [](ServerOptions& o, std::string_view v) {
+       const auto flags = parse_notify_flags(v);
+       return flags && (o.config.notify_keyspace_events = *flags, true);
+     }},
 };
 
 // TLS, as Redis spells it (redis.conf). --port 0 with --tls-port turns the
@@ -205,6 +211,8 @@ std::string usage(std::string_view program) {
       "  --maxmemory BYTES        past it, writes that may grow memory get OOM\n"
       "                           (policy noeviction; default 0: no limit)\n"
       "  --timeout SECONDS        close clients idle longer than this (default 0: never)\n"
+      "  --notify-keyspace-events CLASSES  keyspace events published, e.g. KEA\n"
+      "                           (Redis's classes; default \"\": off)\n"
       "  --appendonly yes|no      log every write to <dir>/appendonly.aof and replay\n"
       "                           it at start (default no)\n"
       "  --appendfsync POLICY     always (reply after fsync), everysec (default) or no\n"

@@ -15,6 +15,7 @@
 #include "io/clock.hpp"
 #include "io/sys.hpp"
 #include "io/socket_ops.hpp"
+#include "kv/notify.hpp"
 #include "runtime/shard.hpp"
 
 namespace duet::kv {
@@ -304,6 +305,7 @@ bool ServerRuntime::tick(std::size_t shard) {
   // passing, as a lazy expiry by a GET beside them would be, and a stream of
   // MGETs must not stop the cron from freeing expired keys.
   if (here.gate().open_for_reads()) state.store().active_expire_cycle(now, 10'000);
+  flush_keyspace_events(state);  // its "expired" events, for the other shards' subscribers
   state.close_idle_clients(now);
   if (shard == 0 && aof_) aof_->tick();
   return g_stop_signal.load(std::memory_order_relaxed) != 0 || stop_.load(std::memory_order_relaxed);

@@ -2,9 +2,22 @@
 
 #include <chrono>
 
+#include "kv/notify.hpp"
+
 namespace duet::kv {
 
-ServerState::ServerState(ServerConfig config) : config_(std::move(config)), start_ms_(system_now_ms()) {}
+ServerState::ServerState(ServerConfig config) : config_(std::move(config)), start_ms_(system_now_ms()) {
+  for (int db = 0; db < Store::db_count; ++db) {
+    DbRef& ref = db_refs_[static_cast<std::size_t>(db)];
+    ref = DbRef{this, db};
+    store_.db(db).set_event_hook(
+        [](void* context, const Entry& entry) {
+          auto* r = static_cast<DbRef*>(context);
+          notify_event(*r->state, r->db, notify_expired, "expired", entry.key.view());
+        },
+        &ref);
+  }
+}
 
 std::int64_t ServerState::system_now_ms() noexcept {
   using namespace std::chrono;

@@ -16,6 +16,11 @@
 //   installed to wake its accept loop. Drivers read the flag; nothing here does I/O.
 // - pubsub(): the channels and patterns (kv/pubsub.hpp); close_client(fd)
 //   is how the pub/sub output limit drops a subscriber.
+// - Keyspace events (kv/notify.hpp) reach this state's subscribers at once;
+//   with the keyspace split over shards, those for other shards' subscribers
+//   are staged in staged_events() and handed to the event relay
+//   (kv/event_relay.hpp) after each command. Expiries reach notify through
+//   each database's event hook, installed here.
 // - One thread: the event loop that runs the sessions.
 //
 //   ServerState state(ServerConfig{.requirepass = "secret"});
@@ -23,6 +28,7 @@
 //   session.feed("AUTH secret\r\nSET k v\r\n");
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <algorithm>
 #include <cstdint>
@@ -35,6 +41,8 @@
 #include "kv/store.hpp"
 
 namespace duet::kv {
+
+class EventRelay;
 
 struct ServerConfig {
   std::string bind = "127.0.0.1";
@@ -76,6 +84,8 @@ struct ServerConfig {
   std::int64_t set_max_intset_entries = 512;
   std::int64_t zset_max_listpack_entries = 128;
   std::int64_t zset_max_listpack_value = 64;
+  // notify-keyspace-events: the NotifyClass bits (kv/notify.hpp); 0 = off.
+  std::uint32_t notify_keyspace_events = 0;
 };
 
 struct ServerStats {
@@ -157,6 +167,13 @@ class ServerState {
   // (one command runs at a time on this state's thread).
   [[nodiscard]] std::string& log_scratch() noexcept { return log_scratch_; }
 
+  // Keyspace events for the subscribers of other shards (kv/event_relay.hpp):
+  // null with one shard. notify stages their channel/message pairs in
+  // staged_events(); flush_keyspace_events (kv/notify.hpp) hands them over.
+  [[nodiscard]] EventRelay* event_relay() const noexcept { return event_relay_; }
+  void set_event_relay(EventRelay* relay) noexcept { event_relay_ = relay; }
+  [[nodiscard]] std::string& staged_events() noexcept { return staged_events_; }
+
  private:
   ServerConfig config_;
   ServerStats stats_;
@@ -167,6 +184,14 @@ class ServerState {
   std::function<void()> shutdown_hook_;
   WriteObserver* write_observer_ = nullptr;
   std::string log_scratch_;
+  EventRelay* event_relay_ = nullptr;
+  std::string staged_events_;
+  // The context of each database's expired-event hook (kv/notify.hpp).
+  struct DbRef {
+    ServerState* state;
+    int db;
+  };
+  std::array<DbRef, Store::db_count> db_refs_{};
   SocketNamer socket_namer_ = nullptr;
   ClientCloser client_closer_ = nullptr;
   std::size_t memory_shares_ = 1;

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include "aof/aof_test_util.hpp"
 #include "kv/aof/aof_loader.hpp"
 #include "kv/kv_test_util.hpp"
+#include "kv/notify.hpp"
 #include "kv/session.hpp"
 
 using namespace duet::kv;
@@ -244,4 +246,24 @@ TEST_CASE("a log larger than the loader's read window loads, truncates and repor
     CHECK_THAT(r.message, Catch::Contains("at byte offset " + std::to_string(complete)));
   }
   std::filesystem::remove_all(name);
+}
+
+TEST_CASE("loading a log fires no keyspace events: it rebuilds the keyspace, it runs no client's command") {
+  const std::string path =
+      std::filesystem::temp_directory_path() / ("duet-notify-" + std::to_string(::getpid()) + ".aof");
+  const std::string log = select0() + resp({"SET", "k", "v"}) + resp({"RPUSH", "l", "a", "b"}) +
+                          resp({"HSET", "h", "f", "v"}) + resp({"DEL", "k"}) + resp({"GET", "nokey"});
+  FILE* f = std::fopen(path.c_str(), "wb");
+  std::fwrite(log.data(), 1, log.size(), f);
+  std::fclose(f);
+  ServerConfig config;
+  config.notify_keyspace_events = *parse_notify_flags("KEAnm");
+  ServerState state(config);
+  Session watcher(state);
+  run(watcher, {"PSUBSCRIBE", "*"});
+  REQUIRE(load_aof(state, path).status == AofLoadStatus::loaded);
+  CHECK(state.store().db(0).find("l", 0) != nullptr);
+  watcher.collect_pushes();
+  CHECK(watcher.output().empty());
+  std::filesystem::remove(path);
 }

@@ -118,6 +118,7 @@ std::string apply(ServerState& state, ClientInfo& client, std::span<const std::s
   if (!arity_ok(*cmd, argv.size())) return "wrong number of arguments for '" + std::string(cmd->name) + "'";
   scratch.clear();
   CommandContext ctx{state, client, argv, Reply(scratch), 0};  // now = 0: nothing expires while loading
+  ctx.silent = true;  // the keyspace as it was: no keyspace events
   cmd->handler(ctx);
   return {};
 }

@@ -14,6 +14,7 @@
 
 #include "kv/command_table.hpp"
 #include "kv/detail/numbers.hpp"
+#include "kv/notify.hpp"
 
 namespace duet::kv::detail {
 
@@ -42,10 +43,16 @@ inline constexpr std::string_view err_wrongtype = "WRONGTYPE Operation against a
   return false;
 }
 
-// Redis's lookupKeyRead: the key's entry, counting a hit or a miss for INFO stats.
+// Redis's lookupKeyRead: the key's entry, counting a hit or a miss for INFO
+// stats; a miss is the keyspace event "keymiss".
 [[nodiscard]] inline Entry* read_key(CommandContext& ctx, std::string_view key) {
   Entry* e = ctx.db().find(key, ctx.now);
-  ++(e != nullptr ? ctx.server.stats().keyspace_hits : ctx.server.stats().keyspace_misses);
+  if (e != nullptr) {
+    ++ctx.server.stats().keyspace_hits;
+  } else {
+    ++ctx.server.stats().keyspace_misses;
+    notify_keyspace_event(ctx, notify_key_miss, "keymiss", key);
+  }
   return e;
 }
 

@@ -1,6 +1,7 @@
 // duet::kv::detail::run_command — a command's handler with what surrounds it
 // wherever it runs: the write observer (the AOF) around a cmd_write command,
-// the watched keys it changed (WATCH), the commands_processed count of the
+// the watched keys it changed (WATCH), the keyspace events it staged for
+// other shards sent on (kv/notify.hpp), the commands_processed count of the
 // state it ran on, and the blocked clients its push serves (BLPOP ...).
 //
 // Contract
@@ -18,6 +19,7 @@
 #include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/multi/transaction.hpp"
+#include "kv/notify.hpp"
 
 namespace duet::kv::detail {
 
@@ -30,6 +32,7 @@ inline void run_command(const Command& cmd, CommandContext& ctx) {
   if ((cmd.flags & cmd_write) != 0 && ctx.store().observed()) [[unlikely]] {
     touch_written_keys(cmd, ctx, std::string_view(ctx.reply.buffer()).substr(reply_start));
   }
+  flush_keyspace_events(ctx.server);  // before its reply can leave this shard
   ++ctx.server.stats().commands_processed;
   if (ctx.server.store().has_ready()) [[unlikely]] serve_blocked(ctx.server, ctx.now);  // a push for BLPOP ...
 }

@@ -7,6 +7,7 @@
 
 #include "kv/command_table.hpp"
 #include "kv/detail/command_util.hpp"
+#include "kv/notify.hpp"
 #include "kv/reply.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/reply_reader.hpp"
@@ -134,19 +135,25 @@ bool RenameJob::decide() {
 // neither expires here (a lazy expiry's DEL would be logged behind the job's
 // RENAME). The expiry is set as it was, not by PEXPIREAT, which deletes a key
 // whose time is now (a source at its last alive millisecond). No observer:
-// the job logs the RENAME, whole.
+// the job logs the RENAME, whole. The rebuild fires nothing; RENAME's events
+// fire here, each on its key's shard ("new" and "rename_to" there,
+// "rename_from" here), each shard's in Redis's order.
 void RenameJob::apply_part(KvShard& shard, Part& part) {
-  Keyspace& keys = shard.state().store().db(db());
+  ServerState& state = shard.state();
+  Keyspace& keys = state.store().db(db());
   if (part.shard == to_shard_) {
     keys.erase(to_, now());
-    ValueRecords::replay(shard.state(), shard.state().store(), db(), records_, now());
+    ValueRecords::replay(state, state.store(), db(), records_, now());
     Entry* e = keys.find(to_, now());
     keys.set_expire(*e, expire_at_);
-    shard.state().store().touch(db(), to_);  // WATCH
-    ++shard.state().stats().commands_processed;  // the RENAME, once
+    state.store().touch(db(), to_);  // WATCH
+    ++state.stats().commands_processed;  // the RENAME, once
+    notify_event(state, db(), notify_new, "new", to_);
+    notify_event(state, db(), notify_generic, "rename_to", to_);
   } else {
     keys.erase(from_, now());
-    shard.state().store().touch(db(), from_);
+    state.store().touch(db(), from_);
+    notify_event(state, db(), notify_generic, "rename_from", from_);
   }
 }
 

@@ -41,7 +41,9 @@ class MsetnxJob final : public ShardJob {
   std::vector<Args> sets;  // by shard number: that shard's "mset k v ..."
 
  private:
-  void run_part(KvShard& shard, Part& part) override { run_argv(shard, part.argv, part.reply); }
+  // The check (EXISTS) is the job's probe: Redis's MSETNX looks its keys up
+  // for a write, which fires no "keymiss".
+  void run_part(KvShard& shard, Part& part) override { run_argv(shard, part.argv, part.reply, 2, true); }
   bool two_phase() const noexcept override { return true; }
   bool decide() override;
   void apply_part(KvShard& shard, Part& part) override;

@@ -10,7 +10,9 @@
 namespace duet::kv {
 
 KvShard::KvShard(KvCluster& cluster, std::size_t index, ServerConfig config)
-    : cluster_(&cluster), index_(index), state_(std::move(config)) {}
+    : cluster_(&cluster), index_(index), state_(std::move(config)) {
+  state_.set_event_relay(&events_);
+}
 
 KvShard::~KvShard() {
   for (RemoteBatch* batch : batch_pool_) delete batch;
@@ -42,6 +44,7 @@ KvCluster::KvCluster(std::size_t shards, const ServerConfig& config) {
   for (std::size_t i = 0; i < shards; ++i) {
     shards_[i]->state().clients().number_ids(i + 1, shards);
     shards_[i]->state().set_memory_shares(shards);
+    shards_[i]->state().pubsub().set_listening(&listening_, std::uint64_t{1} << i);
   }
 }
 

@@ -26,7 +26,9 @@
 //   copies its keys on its own thread, and done() runs on shard 0 after.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <vector>
@@ -34,6 +36,7 @@
 #include "io/loop_message.hpp"
 #include "kv/aof/aof_durability.hpp"
 #include "kv/server_state.hpp"
+#include "kv/shard/shard_event_relay.hpp"
 #include "kv/shard/shard_gate.hpp"
 
 namespace duet::kv {
@@ -74,6 +77,7 @@ class KvShard {
   std::size_t index_;
   ServerState state_;
   ShardGate gate_;
+  ShardEventRelay events_{*this};  // keyspace events for the other shards' subscribers
   AofDurability* durability_ = nullptr;
   std::vector<RemoteBatch*> batch_pool_;
 };
@@ -101,10 +105,16 @@ class KvCluster {
   void watch_reply(bool awaiting) const noexcept {
     if (reply_watch_ != nullptr) reply_watch_(awaiting);
   }
+  // Bit i is set while shard i's pub/sub has a channel or pattern
+  // subscription (PubSub::set_listening): keyspace events go only where
+  // someone listens (kv/shard/shard_event_relay.hpp).
+  [[nodiscard]] std::atomic<std::uint64_t>& listening() noexcept { return listening_; }
   void redistribute_keys(std::function<void()> done);
   void drop_moved_keys();  // shard 0's keys that other shards own: gone
 
  private:
+  // Before shards_: subscribers leaving as the shards go still clear their bit.
+  std::atomic<std::uint64_t> listening_{0};
   std::vector<std::unique_ptr<KvShard>> shards_;
   Transport transport_ = nullptr;
   void* transport_context_ = nullptr;

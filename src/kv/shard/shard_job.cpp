@@ -10,6 +10,7 @@
 #include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/run_command.hpp"
+#include "kv/notify.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/shard_dispatch.hpp"
 
@@ -71,6 +72,7 @@ void ShardJob::take_next() {
 void ShardJob::taken(Part& p) {
   KvShard& here = origin_->cluster().shard(p.shard);
   run_part(here, p);
+  flush_keyspace_events(here.state());  // the part's events (its handler's, an expiry's) before its reply
   if (logged_ != nullptr && here.durability() != nullptr) here.durability()->publish();  // this shard's records first
   if (&p == parts_.back().get() && !two_phase() && logged_ == nullptr && parent_ == nullptr) {
     p.released = true;
@@ -94,6 +96,7 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
       return;
     case Part::Op::apply:
       job.apply_part(here, p);
+      flush_keyspace_events(here.state());
       [[fallthrough]];
     case Part::Op::release:
       if (job.parent_ == nullptr) here.gate().release(p);
@@ -129,6 +132,9 @@ void ShardJob::complete() {
   for (auto& p : parts_) {
     if (!p->released) end_part(*p, apply);
   }
+  // The origin's events (a gathered command run here, the origin's own
+  // part's apply) leave before the reply does.
+  flush_keyspace_events(origin_->state());
   if (parent_ != nullptr) {
     parent_->child_done(*this, std::move(reply));
   } else if (connection_ != nullptr) {
@@ -197,7 +203,7 @@ void ShardJob::drop_ref(bool on_origin) noexcept {
 
 void ShardJob::delete_at_origin(LoopMessage* msg) noexcept { delete static_cast<Back&>(*msg).job; }
 
-void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int resp) const {
+void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int resp, bool silent) const {
   thread_local std::vector<std::string_view> views;  // kept for its capacity; one job part at a time per thread
   views.clear();
   for (std::size_t i = 0; i < argv.size(); ++i) views.push_back(argv[i]);
@@ -207,6 +213,7 @@ void ShardJob::run_argv(KvShard& shard, const Args& argv, std::string& out, int 
   client.db = db_;
   client.resp = resp;
   CommandContext ctx{shard.state(), client, views, Reply(out, resp), now_};  // not this shard's clock: the job's
+  ctx.silent = silent;
   const std::size_t reply_start = out.size();
   cmd->handler(ctx);  // no write observer: the job logs the command it serves once, whole
   if ((cmd->flags & cmd_write) != 0 && shard.state().store().observed()) [[unlikely]] {

@@ -118,7 +118,8 @@ class ShardJob {
 
   // Runs argv as a command on `shard` (as the connection, in its database),
   // appending the reply to `out`.
-  void run_argv(KvShard& shard, const Args& argv, std::string& out, int resp = 2) const;
+  // `silent`: a probe of the job's own, not the client's command (no keyspace events).
+  void run_argv(KvShard& shard, const Args& argv, std::string& out, int resp = 2, bool silent = false) const;
   [[nodiscard]] std::span<const std::unique_ptr<Part>> parts() const noexcept { return parts_; }
   [[nodiscard]] int db() const noexcept { return db_; }
   [[nodiscard]] int resp() const noexcept { return resp_; }

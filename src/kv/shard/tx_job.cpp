@@ -8,6 +8,7 @@
 
 #include "kv/command_table.hpp"
 #include "kv/multi/transaction.hpp"
+#include "kv/notify.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/shard_dispatch.hpp"
@@ -75,6 +76,7 @@ void TxJob::run_part(KvShard& shard, Part& part) {
     ClientInfo client = stand_in(client_.db);
     run_one(shard, i, client);
   }
+  flush_keyspace_events(shard.state());
   if (shard.durability() != nullptr) shard.durability()->publish();  // its expiries' records before the block
 }
 
@@ -165,6 +167,7 @@ void TxJob::at_hop(LoopMessage* msg) noexcept {
   KvShard& here = job.origin().cluster().shard(hop.shard);
   ClientInfo client = job.stand_in(hop.db);
   job.run_one(here, hop.index, client);
+  flush_keyspace_events(here.state());  // its events, in order, before the transaction's reply
   if (here.durability() != nullptr) here.durability()->publish();  // its expiries' records before the block
   hop.run_ = &hop_back;
   here.send(job.origin().index(), hop);

@@ -27,8 +27,11 @@ using detail::read_key;  // lookupKeyRead: counts a hit or a miss for INFO stats
 [[nodiscard]] ListObject& list_at(Entry& e) noexcept;
 // A new empty list under `key` (absent before).
 ListObject& create_list(CommandContext& ctx, std::string_view key);
-// Redis's rule: a list left empty deletes its key.
-void delete_if_empty(CommandContext& ctx, Entry& e);
+// Redis's rule: a list left empty deletes its key, with the "del" event
+// (after the caller's own event, as listElementsRemoved orders them).
+void delete_if_empty(CommandContext& ctx, Entry& e, std::string_view key);
+// The event of a pop from `end` ("lpop" or "rpop").
+void notify_pop(CommandContext& ctx, ListEnd end, std::string_view key);
 // An array of `count` elements from `from`, towards the head when `reverse`.
 void reply_range(CommandContext& ctx, const ListObject& list, std::size_t from, std::size_t count, bool reverse);
 // Pops up to `count` elements at `end` and replies them, in pop order.

@@ -4,9 +4,11 @@
 //
 // Contract
 // - lookup_set() is Redis's lookup + checkType: true with `set` (nullptr
-//   when the key is absent) or false after replying WRONGTYPE.
-// - store_set() is setKey for a computed set: an empty set deletes `key`,
-//   any other replaces its value and drops its TTL; it replies the new size.
+//   when the key is absent) or false after replying WRONGTYPE; `read` makes
+//   it lookupKeyRead (hit/miss stats, the "keymiss" event).
+// - store_set() is setKey for a computed set: an empty set deletes `key`
+//   (event "del"), any other replaces its value and drops its TTL ("new" if
+//   it adds the key, then `event`); it replies the new size.
 // - Handlers run on the key's shard or, over several shards, on a store of
 //   copies (CommandContext::store()).
 //
@@ -22,11 +24,11 @@
 
 namespace duet::kv::set_family {
 
-[[nodiscard]] bool lookup_set(CommandContext& ctx, std::string_view key, SetObject*& set);
+[[nodiscard]] bool lookup_set(CommandContext& ctx, std::string_view key, SetObject*& set, bool read = false);
 [[nodiscard]] inline std::int64_t max_intset_entries(CommandContext& ctx) noexcept {
   return ctx.server.config().set_max_intset_entries;
 }
-void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set);
+void store_set(CommandContext& ctx, std::string_view key, ObjectPtrOf<SetObject> set, std::string_view event);
 // A set reply (RESP3 '~') of every member.
 void reply_members(CommandContext& ctx, const SetObject& set);
 

@@ -65,6 +65,7 @@ void ValueRecords::replay(ServerState& state, Store& store, int db, std::string_
     }
     unused.clear();
     CommandContext ctx{state, client, argv, Reply(unused), now, &store};
+    ctx.silent = true;  // a move, not a command: no keyspace events
     find_command(argv[0])->handler(ctx);  // our own records: known commands, valid arguments
   }
 }
