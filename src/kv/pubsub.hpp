@@ -54,15 +54,6 @@ namespace duet::kv {
 class PubSub;
 class ServerState;
 
-// Transparent hashing: look channels up by string_view, with no copy.
-struct NameHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view s) const noexcept { return detail::key_hash(s); }
-};
-struct NameEq {
-  using is_transparent = void;
-  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-};
 template <typename V>
 using NameMap = absl::flat_hash_map<std::string, V, NameHash, NameEq>;
 using NameSet = absl::flat_hash_set<std::string, NameHash, NameEq>;

@@ -110,19 +110,11 @@ class BlockTable {
   bool serving = false;
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return detail::key_hash(s); }
-  };
-  struct Eq {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-  };
   struct Waiters {
     std::deque<BlockState*> queue;
     bool ready = false;  // in ready_
   };
-  using Keys = absl::flat_hash_map<std::string, Waiters, Hash, Eq>;
+  using Keys = absl::flat_hash_map<std::string, Waiters, NameHash, NameEq>;
 
   std::array<Keys, db_count> dbs_;
   std::vector<ReadyKey> ready_;

@@ -87,3 +87,18 @@ inline std::uint64_t key_hash_load(const char* p, std::size_t n) noexcept {  // 
 }
 
 }  // namespace duet::kv::detail
+
+namespace duet::kv {
+
+// Transparent hashing for tables keyed by std::string (channels, watched and
+// blocked-on keys): look names up by string_view, with no copy.
+struct NameHash {
+  using is_transparent = void;
+  std::size_t operator()(std::string_view s) const noexcept { return detail::key_hash(s); }
+};
+struct NameEq {
+  using is_transparent = void;
+  bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
+};
+
+}  // namespace duet::kv

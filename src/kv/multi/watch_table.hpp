@@ -107,15 +107,7 @@ class WatchTable {
     WatchTicket* ticket;
     bool expired;  // the key was stale when watched
   };
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept { return detail::key_hash(s); }
-  };
-  struct Eq {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const noexcept { return a == b; }
-  };
-  using Keys = absl::flat_hash_map<std::string, std::vector<Watcher>, Hash, Eq>;
+  using Keys = absl::flat_hash_map<std::string, std::vector<Watcher>, NameHash, NameEq>;
 
   void touch_watchers(std::vector<Watcher>& watchers, bool present_now) noexcept;
   std::size_t drop_released(std::vector<Watcher>& watchers) noexcept;
