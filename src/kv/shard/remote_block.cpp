@@ -28,7 +28,9 @@ RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std:
   rb->client_.db = db;
   rb->client_.resp = resp;
   rb->there_.run_ = &arrive;
-  origin.send_for_reply(target, rb->there_);
+  // Not send_for_reply: the answer may take the block's whole timeout, and a
+  // loop that awaits a reply spins before it sleeps.
+  origin.send(target, rb->there_);
   return rb;
 }
 
@@ -117,7 +119,6 @@ void RemoteBlock::cancelled(LoopMessage* msg) noexcept {
 // Origin thread: the one answer.
 void RemoteBlock::returned(LoopMessage* msg) noexcept {
   RemoteBlock& rb = *static_cast<Message*>(msg)->self;
-  rb.origin_->reply_came();
   if (rb.connection_ != nullptr) rb.connection_->on_block(rb);
   rb.drop();  // the answer's
   rb.drop();  // the origin's

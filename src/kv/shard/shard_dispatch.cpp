@@ -170,6 +170,7 @@ void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string
   due.block = RemoteBlock::start(*this, shard_, target, cmd, argv, client_.db, client_.resp);
   if (client_.block == nullptr) client_.block.reset(new BlockState(client_));
   BlockState& b = *client_.block;
+  b.request = BlockRequest{};  // a marker: the request lives on the keys' shard
   long double seconds = 0;
   const std::string_view timeout = cmd.numkeys_at > 0 ? argv[1] : argv.back();
   const bool timed = detail::parse_long_double(timeout, seconds) && seconds > 0 && seconds < 9.0e12L;

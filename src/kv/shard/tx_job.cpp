@@ -229,7 +229,7 @@ void add_shards(KvShard& origin, const QueuedCommand& q, const ClientInfo& clien
 
 std::unique_ptr<ShardJob> plan_exec(KvShard& origin, ClientInfo& client, bool gate_open) {
   MultiState* m = client.multi.get();
-  if (m == nullptr || !m->active || m->dirty_exec || m->queued.empty()) return nullptr;  // the handler answers
+  if (m == nullptr || !m->active || m->dirty_exec) return nullptr;  // the handler answers
   std::vector<bool> need(origin.count(), false);
   bool whole_there = true;  // every command alone on one same shard
   std::ptrdiff_t there = -2;
