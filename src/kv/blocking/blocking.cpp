@@ -26,6 +26,8 @@ void serve_one(ServerState& state, BlockState& b, const std::string& key, std::i
     case BlockRequest::Kind::pop: argv = {r.left ? "lpop" : "rpop", key}; break;
     case BlockRequest::Kind::move: argv = {"lmove", key, r.dest, from, r.to_left ? "left" : "right"}; break;
     case BlockRequest::Kind::mpop: argv = {"lmpop", "1", key, from, "count", count}; break;
+    case BlockRequest::Kind::wait:
+    case BlockRequest::Kind::postpone: return;  // never in a key's queue
   }
   std::string out;
   const int db = client.db;
@@ -113,7 +115,8 @@ void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
     case BlockRequest::Kind::move: return reply.null();
     case BlockRequest::Kind::wait: return reply.integer(0);  // replicas that acknowledged
     case BlockRequest::Kind::postpone: return;               // no reply: the command runs now
-    default: return reply.null_array();
+    case BlockRequest::Kind::pop:
+    case BlockRequest::Kind::mpop: return reply.null_array();
   }
 }
 

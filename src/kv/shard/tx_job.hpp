@@ -92,9 +92,9 @@ class TxJob final : public ShardJob {
   std::vector<QueuedCommand> queued_;
   std::size_t next_command_ = 0;
   ClientInfo client_;  // a copy of the connection's state at EXEC (its id, db, protocol)
-  bool whole_there_;
   WatchTicket* ticket_;
   std::vector<WatchedKey> watched_;
+  bool whole_there_;
   std::vector<std::size_t> watched_shard_;
   bool watch_changed_ = false;  // run_part found a watched key expired
   bool aborted_ = false;
