@@ -47,6 +47,7 @@ enum CommandFlag : std::uint32_t {
   // Refused inside MULTI (Redis 7.0's CMD_NO_MULTI: SHUTDOWN ...); reported as "no_multi".
   cmd_no_multi = 1u << 20,
   cmd_blocking = 1u << 21,  // may block the client (BLPOP ...); reported as "blocking"
+  cmd_skip_slowlog = 1u << 22,  // EXEC: reported as "skip_slowlog"
 };
 
 struct CommandContext {

@@ -21,7 +21,8 @@ bool may_block(const CommandContext& ctx) noexcept { return ctx.client.can_block
 // Runs the non-blocking command `argv` as this one, into `out`, and logs it in
 // this command's place.
 void run_instead(CommandContext& ctx, std::span<const std::string_view> argv, std::string& out) {
-  CommandContext inner{ctx.server, ctx.client, argv, Reply(out, ctx.client.resp), ctx.now};
+  CommandContext inner{ctx.server, ctx.client, argv, Reply(out, ctx.client.resp), ctx.now, ctx.scratch};
+  inner.silent = ctx.silent;  // on a gathered job's copies, or replayed: as the command itself
   find_command(argv[0])->handler(inner);
   if (inner.logged_instead != nullptr) {
     ctx.logged_instead = inner.logged_instead;  // LMPOP said what it did

@@ -19,7 +19,8 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
   constexpr Name names[] = {{cmd_write, "write"},       {cmd_readonly, "readonly"}, {cmd_denyoom, "denyoom"},
                             {cmd_admin, "admin"},       {cmd_pubsub, "pubsub"},     {cmd_noscript, "noscript"},
                             {cmd_blocking, "blocking"},
-                            {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_fast, "fast"},
+                            {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_skip_slowlog, "skip_slowlog"},
+                            {cmd_fast, "fast"},
                             {cmd_no_auth, "no_auth"},   {cmd_no_multi, "no_multi"}, {cmd_allow_busy, "allow_busy"}};
   std::size_t n = 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;

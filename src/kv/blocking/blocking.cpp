@@ -112,10 +112,10 @@ void resume_postponed(ServerState& state) {
 
 void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
   switch (kind) {
-    case BlockRequest::Kind::move: return reply.null();
     case BlockRequest::Kind::wait: return reply.integer(0);  // replicas that acknowledged
     case BlockRequest::Kind::postpone: return;               // no reply: the command runs now
     case BlockRequest::Kind::pop:
+    case BlockRequest::Kind::move:  // blocked.c: every list block times out with a null array (BLMOVE too)
     case BlockRequest::Kind::mpop: return reply.null_array();
   }
 }

@@ -14,7 +14,7 @@
 //   gives each served client its reply. Run after every command, EXEC and
 //   job part that may have pushed (no-op unless a key is ready).
 // - unblock_client(state, client, how): out of the table with a timeout's
-//   reply (null array, or a null for BLMOVE), an -UNBLOCKED error, or no
+//   reply (a null array, BLMOVE's too, as blocked.c), an -UNBLOCKED error, or no
 //   reply (the client goes away). False when it was not blocked.
 // - The state's thread only.
 //
@@ -42,7 +42,7 @@ bool unblock_client(ServerState& state, ClientInfo& client, Unblock how);
 // then runs. Not in any key's queue; not a blocked client for INFO.
 void postpone_client(ClientInfo& client, std::int64_t until_ms);
 void resume_postponed(ServerState& state);
-// What a timed-out wait answers: a null array, or BLMOVE's null.
+// What a timed-out wait answers: a null array (WAIT: 0).
 void timeout_reply(Reply& reply, BlockRequest::Kind kind);
 
 }  // namespace duet::kv

@@ -47,7 +47,7 @@ constexpr std::uint32_t flags = cmd_noscript | cmd_loading | cmd_stale | cmd_mul
 
 constexpr Command commands[] = {
     {"multi", 1, flags | cmd_fast | cmd_allow_busy, multi, 0, 0, 0, "transactions", "Mark the start of a transaction block"},
-    {"exec", 1, flags, exec, 0, 0, 0, "transactions", "Execute all commands issued after MULTI", ShardRoute::exec},
+    {"exec", 1, flags | cmd_skip_slowlog, exec, 0, 0, 0, "transactions", "Execute all commands issued after MULTI", ShardRoute::exec},
     {"discard", 1, flags | cmd_fast | cmd_allow_busy, discard, 0, 0, 0, "transactions",
      "Discard all commands issued after MULTI"},
     {"watch", -2, flags | cmd_fast | cmd_allow_busy, watch, 1, -1, 1, "transactions",

@@ -29,7 +29,9 @@ struct KeyRange {
 };
 KeyRange key_range(const Command& cmd, std::size_t argc) {
   const std::size_t first = static_cast<std::size_t>(cmd.first_key);
-  std::size_t end = cmd.last_key < 0 ? argc : static_cast<std::size_t>(cmd.last_key) + 1;
+  // A negative last key counts from the end: -1 the last argument, -2 the one before (BLPOP's timeout).
+  std::size_t end = cmd.last_key < 0 ? argc + 1 - static_cast<std::size_t>(-cmd.last_key)
+                                     : static_cast<std::size_t>(cmd.last_key) + 1;
   return {first, std::min(end, argc), static_cast<std::size_t>(std::max(cmd.key_step, 1))};
 }
 

@@ -23,7 +23,8 @@ reply whose order is unspecified compares:
 A module may also define RESP2_ONLY = True (its replies have no RESP3 form worth checking),
 and MULTI_SCRIPTS with CONNECTIONS = n: scripts whose steps are (connection, command[, "sorted" | "pubsub"]);
 after each step every connection's bytes (replies and pushes) are read until the server goes quiet and
-compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub": only INFO's pubsub lines).
+compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub", "blocked": only INFO's lines
+starting so). A blocked connection's step reads nothing until a later step's push or timeout answers it.
 """
 import concurrent.futures
 import importlib.util
@@ -182,6 +183,8 @@ def run_multi(port, proto, script, connections):
             got = [b"\n".join(sorted(g.split(b"\r\n"))) for g in got]
         if len(step) > 2 and step[2] == "pubsub":
             got = [b"\n".join(l for l in g.split(b"\r\n") if l.startswith(b"pubsub")) for g in got]
+        if len(step) > 2 and step[2] == "blocked":
+            got = [b"\n".join(l for l in g.split(b"\r\n") if l.startswith(b"blocked")) for g in got]
         replies.append(("one_shard", got) if len(step) > 2 and step[2] == "one_shard" else got)
     for c in conns:
         c.close()
