@@ -77,6 +77,15 @@ function steps(c, tag) {
       await assert.rejects(c.hGet(k("str"), "f"), /WRONGTYPE/);
       await assert.rejects(c.lPop(k("str")), /WRONGTYPE/);
     }],
+    ["transactions", async () => {
+      await c.set(k("t1"), "10");
+      assert.deepEqual(await c.txn(k("t1"), k("t2")), ["5", "5", "5"]);
+      assert.ok(await c.watchFails(k("w")), "EXEC after a watched key changed must fail");
+    }],
+    ["blocking pops", async () => {
+      assert.deepEqual(await c.blockingPop(k("q")), [k("q"), "x"]);
+      assert.ok(await c.popTimesOut(k("empty")));
+    }],
     ["pub/sub", async () => {
       const got = await c.subscribeOnce(k("chan"), async () => {
         assert.equal(Number(await c.publish(k("chan"), "hello")), 1);
@@ -94,6 +103,28 @@ async function nodeRedis(resp) {
   const sub = client.duplicate();
   sub.on("error", () => {});
   await sub.connect();
+  const other = client.duplicate();  // writes while `client` watches or blocks
+  other.on("error", () => {});
+  await other.connect();
+  client.txn = async (a, b) => (await client.multi().incrBy(a, -5).incrBy(b, 5).get(b).exec()).map(String);
+  client.watchFails = async (key) => {
+    await client.watch(key);
+    await other.set(key, "changed");
+    try {
+      const got = await client.multi().get(key).exec();
+      return got === null;
+    } catch (e) {
+      return /watch/i.test(`${e.name} ${e.message}`);
+    }
+  };
+  client.blockingPop = async (key) => {
+    const pending = client.blPop(key, 2);
+    await new Promise((r) => setTimeout(r, 50));
+    await other.rPush(key, "x");
+    const got = await pending;
+    return Array.isArray(got) ? got.map(String) : [String(got.key), String(got.element)];
+  };
+  client.popTimesOut = async (key) => (await client.blPop(key, 0.1)) === null;
   client.subscribeOnce = async (channel, publish) => {
     let resolve;
     const message = new Promise((r) => (resolve = r));
@@ -103,15 +134,17 @@ async function nodeRedis(resp) {
     await sub.unsubscribe(channel);
     return got;
   };
-  return { c: client, close: async () => { await sub.quit(); await client.quit(); } };
+  return { c: client, close: async () => { await sub.quit(); await other.quit(); await client.quit(); } };
 }
 
 // ioredis 6: lower-case commands; adapt it to the same names.
 async function ioredis(protocol) {
   const r = new Redis({ port, host: "127.0.0.1", protocol, lazyConnect: true, maxRetriesPerRequest: 1 });
   const sub = new Redis({ port, host: "127.0.0.1", protocol, lazyConnect: true, maxRetriesPerRequest: 1 });
+  const other = new Redis({ port, host: "127.0.0.1", protocol, lazyConnect: true, maxRetriesPerRequest: 1 });
   await r.connect();
   await sub.connect();
+  await other.connect();
   const c = {
     set: (key, v) => r.set(key, v), get: (key) => r.get(key), incr: (key) => r.incr(key),
     incrBy: (key, n) => r.incrby(key, n), mGet: (keys) => r.mget(...keys), expire: (key, s) => r.expire(key, s),
@@ -125,6 +158,19 @@ async function ioredis(protocol) {
     sMembers: (key) => r.smembers(key), sIsMember: async (key, m) => (await r.sismember(key, m)) === 1,
     sInter: (keys) => r.sinter(...keys), sCard: (key) => r.scard(key), sRem: (key, m) => r.srem(key, m),
     publish: (ch, m) => r.publish(ch, m),
+    txn: async (a, b) => (await r.multi().incrby(a, -5).incrby(b, 5).get(b).exec()).map(([, v]) => String(v)),
+    watchFails: async (key) => {
+      await r.watch(key);
+      await other.set(key, "changed");
+      return (await r.multi().get(key).exec()) === null;
+    },
+    blockingPop: async (key) => {
+      const pending = r.blpop(key, 2);
+      await new Promise((res) => setTimeout(res, 50));
+      await other.rpush(key, "x");
+      return (await pending).map(String);
+    },
+    popTimesOut: async (key) => (await r.blpop(key, 0.1)) === null,
     subscribeOnce: async (channel, publish) => {
       const message = new Promise((resolve) => sub.once("message", (ch, msg) => resolve([ch, msg])));
       await sub.subscribe(channel);
@@ -134,7 +180,7 @@ async function ioredis(protocol) {
       return got;
     },
   };
-  return { c, close: async () => { sub.disconnect(); await r.quit(); } };
+  return { c, close: async () => { sub.disconnect(); other.disconnect(); await r.quit(); } };
 }
 
 let passed = 0;

@@ -4,6 +4,7 @@ no RESP3), against one server. Usage: py_client.py PORT
 Prints one line per step and "N passed, N failed"; exits 1 on a failure.
 Run it with Debian's /usr/bin/python3, where python3-redis is installed."""
 import sys
+import threading
 import time
 
 import redis
@@ -84,10 +85,49 @@ def pubsub():
     p.close()
 
 
+def transactions():
+    r.set("py:t1", 10)
+    pipe = r.pipeline(transaction=True)  # MULTI ... EXEC
+    pipe.incrby("py:t1", -5).incrby("py:t2", 5).get("py:t2")
+    assert pipe.execute() == [5, 5, "5"]
+
+    def move(p):  # WATCH, read, MULTI, write, EXEC: redis-py's optimistic helper
+        value = int(p.get("py:t1"))
+        p.multi()
+        p.set("py:t1", value - 1)
+        p.incr("py:t2")
+    r.transaction(move, "py:t1")
+    assert r.mget("py:t1", "py:t2") == ["4", "6"]
+    other = redis.Redis(host="127.0.0.1", port=r.connection_pool.connection_kwargs["port"], decode_responses=True)
+    with r.pipeline() as p:
+        p.watch("py:t1")
+        other.set("py:t1", 100)
+        p.multi()
+        p.set("py:t1", 0)
+        try:
+            p.execute()
+            raise AssertionError("no WatchError")
+        except redis.WatchError:
+            pass
+    assert r.get("py:t1") == "100"
+    other.close()
+
+
+def blocking():
+    other = redis.Redis(host="127.0.0.1", port=r.connection_pool.connection_kwargs["port"], decode_responses=True)
+    pusher = threading.Timer(0.05, lambda: other.rpush("py:q", "x"))
+    pusher.start()
+    got = r.blpop(["py:q"], timeout=2)  # blocks until the timer's push serves it
+    assert got is not None and tuple(got) == ("py:q", "x"), got
+    pusher.join()
+    assert r.blpop(["py:empty"], timeout=0.1) is None
+    other.close()
+
+
 def main():
     r.flushall()
     passed = failed = 0
-    for step in (strings, hashes, lists, sets, scan_and_types, pubsub):
+    for step in (strings, hashes, lists, sets, scan_and_types, pubsub, transactions, blocking):
         try:
             step()
             print("ok   redis-py:resp2 %s" % step.__name__)
