@@ -137,3 +137,31 @@ TEST_CASE("client pause write holds writes but not reads until unpause or its en
   CHECK(answer(writer) == "+PONG\r\n");
   CHECK(f.cmd({"info", "clients"}).find("blocked_clients:0") != std::string::npos);
 }
+
+TEST_CASE("client reply off and skip drop replies and on brings them back", "[kv][client-reply]") {
+  SessionFixture f;
+  CHECK(kvtest::talk(f.session, resp({"client", "reply", "skip"}) + resp({"set", "a", "1"}) + resp({"get", "a"})) ==
+        "$1\r\n1\r\n");
+  CHECK(kvtest::talk(f.session, resp({"client", "reply", "off"}) + resp({"set", "b", "2"}) + resp({"get", "b"}) +
+                                    resp({"client", "reply", "on"}) + resp({"get", "b"})) == "+OK\r\n$1\r\n2\r\n");
+  CHECK(f.cmd({"client", "reply", "maybe"}) == "-ERR syntax error\r\n");
+  CHECK(f.cmd({"client", "no-evict", "on"}) == "+OK\r\n");
+  CHECK(f.cmd({"client", "info"}).find("flags=e ") != std::string::npos);
+}
+
+TEST_CASE("client unblock answers a blocked client with a timeout or an error", "[kv][blocking]") {
+  SessionFixture f;
+  duet::kv::Session waiter(f.state);
+  kvtest::run(waiter, {"blpop", "q", "0"});
+  const std::string id = std::to_string(waiter.client().id);
+  CHECK(f.cmd({"client", "unblock", id}) == ":1\r\n");
+  CHECK(answer(waiter) == "*-1\r\n");
+  CHECK(f.cmd({"client", "unblock", id}) == ":0\r\n");  // not blocked any more
+  kvtest::run(waiter, {"brpoplpush", "q", "d", "0"});
+  CHECK(f.cmd({"client", "unblock", id, "error"}) == ":1\r\n");
+  CHECK(answer(waiter) == "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+  CHECK(f.cmd({"wait", "0", "0"}) == ":0\r\n");
+  CHECK(kvtest::run(waiter, {"wait", "1", "0"}).empty());  // no replica will ever answer: blocks
+  CHECK(f.cmd({"client", "unblock", id}) == ":1\r\n");
+  CHECK(answer(waiter) == ":0\r\n");
+}

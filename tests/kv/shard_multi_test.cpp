@@ -215,3 +215,13 @@ TEST_CASE("a client that goes while blocked on another shard leaves nothing ther
   kvtest::settle(fake, {&pusher});
   CHECK(pusher.take() == ":1\r\n:1\r\n");
 }
+
+TEST_CASE("client reply off drops the replies of commands run on other shards too", "[kv][shard][client-reply]") {
+  FakeShards fake(2, 4);
+  const std::string far = fake.key_on(1, "r");
+  ShardClient c(fake, 0);
+  c.send(resp({"CLIENT", "REPLY", "OFF"}) + resp({"SET", far, "1"}) + resp({"GET", far}) +
+         resp({"CLIENT", "REPLY", "ON"}) + resp({"GET", far}));
+  kvtest::settle(fake, {&c});
+  CHECK(c.take() == "+OK\r\n$1\r\n1\r\n");
+}
