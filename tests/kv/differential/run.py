@@ -25,11 +25,15 @@ and MULTI_SCRIPTS with CONNECTIONS = n: scripts whose steps are (connection, com
 after each step every connection's bytes (replies and pushes) are read until the server goes quiet and
 compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub", "blocked": only INFO's lines
 starting so). A blocked connection's step reads nothing until a later step's push or timeout answers it.
+A step sending a blocking command (BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP) with a short timeout (0 < t <= 1 s)
+first waits t, then up to 1 s more for that connection's reply, so (0, ["BLPOP", "x", "0.1"]) reads its own
+timeout's null (Redis answers at its next cron tick, up to 100 ms late); it also serves as a pause.
 """
 import concurrent.futures
 import importlib.util
 import io
 import os
+import select
 import pathlib
 import shutil
 import socket
@@ -165,6 +169,19 @@ def read_quiet(sock, quiet=0.05):
         return out
 
 
+BLOCKING = {"BLPOP": -1, "BRPOP": -1, "BLMOVE": -1, "BRPOPLPUSH": -1, "BLMPOP": 1}  # command: its timeout's index
+
+
+def short_timeout(cmd):
+    """A blocking command's timeout in seconds when it is short enough to wait for (0 < t <= 1), else None."""
+    index = BLOCKING.get(cmd[0].upper())
+    try:
+        t = float(cmd[index]) if index is not None and len(cmd) > 2 else 0.0
+    except ValueError:
+        return None
+    return t if 0 < t <= 1 else None
+
+
 def run_multi(port, proto, script, connections):
     conns = [socket.create_connection(("127.0.0.1", port)) for _ in range(connections)]
     for c in conns:
@@ -178,6 +195,10 @@ def run_multi(port, proto, script, connections):
         conn, cmd = step[0], step[1]
         conns[conn].sendall(encode(cmd))
         time.sleep(0.01)
+        timeout = short_timeout(cmd)
+        if timeout:  # its own timeout answers it: wait for that
+            time.sleep(timeout)
+            select.select([conns[conn]], [], [], 1.0)
         got = [read_quiet(c) for c in conns]
         if len(step) > 2 and step[2] == "sorted":
             got = [b"\n".join(sorted(g.split(b"\r\n"))) for g in got]
