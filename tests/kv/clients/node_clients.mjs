@@ -81,6 +81,9 @@ function steps(c, tag) {
       await c.set(k("t1"), "10");
       assert.deepEqual(await c.txn(k("t1"), k("t2")), ["5", "5", "5"]);
       assert.ok(await c.watchFails(k("w")), "EXEC after a watched key changed must fail");
+      assert.deepEqual(await c.txnErrors(k("str")), ["error", "x"]);  // WRONGTYPE at EXEC: the rest runs
+      assert.ok(await c.txnAborts(k("ab")), "a queue-time error must abort the whole EXEC");
+      assert.deepEqual(await c.pipe(k("p")), ["OK", "2", "2"]);  // no MULTI: plain pipelining
     }],
     ["blocking pops", async () => {
       assert.deepEqual(await c.blockingPop(k("q")), [k("q"), "x"]);
@@ -125,6 +128,22 @@ async function nodeRedis(resp) {
     return Array.isArray(got) ? got.map(String) : [String(got.key), String(got.element)];
   };
   client.popTimesOut = async (key) => (await client.blPop(key, 0.1)) === null;
+  client.txnErrors = async (key) => {  // node-redis rejects with a MultiErrorReply holding every reply
+    await other.set(key, "x");
+    try {
+      await client.multi().lPush(key, "y").get(key).exec();
+      return "no error";
+    } catch (e) {
+      return e.replies ? e.replies.map((r) => (r instanceof Error ? "error" : String(r))) : e.message;
+    }
+  };
+  client.txnAborts = async (key) => {
+    // node-redis reports the queued command's own error, not EXEC's EXECABORT
+    await assert.rejects(client.multi().set(key, "1").addCommand(["NOSUCHCOMMAND"]).exec(), /unknown command/);
+    return (await client.exists(key)) === 0;
+  };
+  client.pipe = async (key) =>
+    (await client.multi().set(key, "1").incr(key).get(key).execAsPipeline()).map(String);
   client.subscribeOnce = async (channel, publish) => {
     let resolve;
     const message = new Promise((r) => (resolve = r));
@@ -171,6 +190,15 @@ async function ioredis(protocol) {
       return (await pending).map(String);
     },
     popTimesOut: async (key) => (await r.blpop(key, 0.1)) === null,
+    txnErrors: async (key) => {  // ioredis: [[err, reply], ...], the WRONGTYPE as an error in place
+      await other.set(key, "x");
+      return (await r.multi().lpush(key, "y").get(key).exec()).map(([e, v]) => (e ? "error" : String(v)));
+    },
+    txnAborts: async (key) => {
+      await assert.rejects(r.multi().set(key, "1").call("NOSUCHCOMMAND").exec(), /EXECABORT/);
+      return (await r.exists(key)) === 0;
+    },
+    pipe: async (key) => (await r.pipeline().set(key, "1").incr(key).get(key).exec()).map(([, v]) => String(v)),
     subscribeOnce: async (channel, publish) => {
       const message = new Promise((resolve) => sub.once("message", (ch, msg) => resolve([ch, msg])));
       await sub.subscribe(channel);

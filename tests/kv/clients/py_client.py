@@ -111,6 +111,19 @@ def transactions():
             pass
     assert r.get("py:t1") == "100"
     other.close()
+    plain = r.pipeline(transaction=False)  # no MULTI: plain pipelining
+    assert plain.set("py:p", 1).incr("py:p").get("py:p").execute() == [True, 2, "2"]
+    pipe = r.pipeline(transaction=True)  # WRONGTYPE at EXEC time: in place, the rest runs
+    got = pipe.lpush("py:p", "x").get("py:p").execute(raise_on_error=False)
+    assert isinstance(got[0], redis.ResponseError) and "WRONGTYPE" in str(got[0]) and got[1] == "2", got
+    pipe = r.pipeline(transaction=True)  # a queue-time error aborts the whole EXEC
+    pipe.set("py:ab", 1).execute_command("NOSUCHCOMMAND")
+    try:
+        pipe.execute()
+        raise AssertionError("no error")
+    except redis.ResponseError as e:
+        assert "unknown command" in str(e) or "EXECABORT" in str(e), e
+    assert r.exists("py:ab") == 0
 
 
 def blocking():

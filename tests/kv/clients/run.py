@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The clients users run, against duet-kv: node-redis 6 and ioredis 6 (npm, in
 RESP2 and RESP3) and Debian's python3-redis (RESP2), each through its own API
-for strings, hashes, lists, sets and pub/sub (node_clients.mjs, py_client.py).
+for strings, hashes, lists, sets, pub/sub, MULTI/EXEC and WATCH, pipelines
+and BLPOP (node_clients.mjs, py_client.py).
 
 Each script runs first against Debian's redis-server (so a failure there is the
 script's, not duet's), then against duet-kv-stackless, duet-kv-stackful on epoll
