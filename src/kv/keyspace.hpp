@@ -203,6 +203,7 @@ class Keyspace {
   Entry* lookup(std::string_view key, std::size_t hash, std::int64_t now);
   bool expired(const Entry& e, std::int64_t now) const noexcept { return e.has_expiry && now > expire_at(e); }
   void expire_entry(Entry& e);
+  void release_storage();  // every slot, index and expiry freed
 
   std::vector<std::unique_ptr<Entry[]>> chunks_;
   std::uint32_t slots_used_ = 0;            // slots handed out so far (high-water mark)

@@ -110,5 +110,8 @@ TEST_CASE("used_memory grows with values and shrinks when they are deleted", "[k
   store.db(0).upsert("key", 0, created).value.set_string(std::string(1 << 20, 'x'));
   CHECK(store.used_memory() >= before + (1 << 20));
   store.db(0).erase("key", 0);
-  CHECK(store.used_memory() <= before + 4096);
+  // The value's megabyte is given back; the emptied database keeps one chunk
+  // of slots (about 40 KiB) so that a key popped empty and pushed again
+  // does not allocate it afresh.
+  CHECK(store.used_memory() <= before + 64 * 1024);
 }
