@@ -75,7 +75,9 @@ void blocking_move(CommandContext& ctx, ListEnd from, ListEnd to, std::string_vi
     ctx.reply.buffer().append(out);
     return;
   }
-  if (!may_block(ctx)) return ctx.reply.null();
+  // Inside MULTI Redis answers a null bulk (CLIENT_DENY_BLOCKING); a client
+  // that cannot wait here (a cross-shard copy) answers as a timeout does.
+  if (!may_block(ctx)) return ctx.deny_blocking ? ctx.reply.null() : ctx.reply.null_array();
   BlockRequest r;
   r.kind = BlockRequest::Kind::move;
   r.left = from == ListEnd::head;

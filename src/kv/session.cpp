@@ -4,6 +4,7 @@
 // processCommand's order: unknown command, arity, authentication, maxmemory.
 #include "kv/session.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cassert>
 #include <cstdint>
@@ -295,14 +296,12 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
   std::string& to = sink();
   CommandContext ctx{server_, client_, argv, Reply(to, client_.resp), now};
   if (!arity_ok(*cmd, argv.size())) {
-    flag_transaction();
-    detail::wrong_arity(ctx, cmd->name);
-    return;
+    std::string message = "ERR wrong number of arguments for '";
+    message.append(cmd->name).append("' command");
+    return reject(*cmd, ctx, message);
   }
   if (server_.requires_auth() && !client_.authenticated && (cmd->flags & cmd_no_auth) == 0) {
-    flag_transaction();
-    ctx.reply.error("NOAUTH Authentication required.");
-    return;
+    return reject(*cmd, ctx, "NOAUTH Authentication required.");
   }
   if (client_.multi != nullptr) [[unlikely]] {
     if (!multi_checks(*cmd, ctx)) return;
@@ -312,9 +311,7 @@ void Session::execute(const Command* cmd, std::span<const std::string_view> argv
   }
   if (client_.resp == 2 && client_.subscriber != nullptr && client_.subscriber->subscribed() &&
       (cmd->flags & cmd_subscribed_ok) == 0) [[unlikely]] {  // RESP3 tells pushes from replies: any command goes
-    flag_transaction();
-    reject_in_subscribed(argv);
-    return;
+    return reject(*cmd, ctx, subscribed_context_error(argv));
   }
   if (server_.pause_end_ms() != 0 && postpones(*cmd, now)) [[unlikely]] {  // CLIENT PAUSE: runs afterwards
     postpone_client(client_, server_.pause_end_ms());
@@ -362,20 +359,13 @@ void Session::run_quietly(const Command& cmd, std::span<const std::string_view> 
 bool Session::multi_checks(const Command& cmd, CommandContext& ctx) {
   const bool queuing = client_.multi->active;
   if (queuing && (cmd.flags & cmd_no_multi) != 0) {
-    flag_transaction();
-    ctx.reply.error("ERR Command not allowed inside a transaction");
+    reject(cmd, ctx, "ERR Command not allowed inside a transaction");
     return false;
   }
   const bool is_exec = cmd.route == ShardRoute::exec;
   const bool may_grow = (cmd.flags & cmd_denyoom) != 0 || (is_exec && queuing && client_.multi->denyoom);
   if (may_grow && server_.over_maxmemory()) {
-    if (is_exec) {
-      ctx.reply.error(std::string("EXECABORT Transaction discarded because of: ") + std::string(oom_error));
-      client_.multi->discard(server_.store());
-    } else {
-      flag_transaction();
-      ctx.reply.error(oom_error);
-    }
+    reject(cmd, ctx, oom_error);
     return false;
   }
   return true;
@@ -417,8 +407,12 @@ bool Session::blocked() const noexcept { return client_.block != nullptr && clie
 
 std::int64_t Session::block_wait_ms() const {
   if (!blocked() || client_.block->deadline_ms == 0) return -1;
-  const std::int64_t left = client_.block->deadline_ms - server_.now_ms();
-  return left < 0 ? 0 : left;
+  // At most a day at a time: a far deadline (BLPOP k 1e12) would overflow
+  // the clock's nanoseconds; timed_out() sees it has not come yet.
+  constexpr std::int64_t day_ms = 86'400'000;
+  const std::int64_t deadline = client_.block->deadline_ms;
+  const std::int64_t now = server_.now_ms();
+  return deadline <= now ? 0 : std::min(deadline - now, day_ms);
 }
 
 void Session::timed_out() {
@@ -473,9 +467,26 @@ void Session::install_push_waker() noexcept {
   if (client_.block != nullptr) client_.block->set_waker(push_waker_, push_context_);
 }
 
+// networking.c rejectCommand: a refused command marks an open transaction
+// to abort; a refused EXEC itself (wrong arity, NOAUTH, OOM …) discards the
+// transaction — and the watches, MULTI or not — answering -EXECABORT with
+// the reason, its "ERR " dropped as rejectCommandFormat has none.
+void Session::reject(const Command& cmd, CommandContext& ctx, std::string_view error) {
+  if (cmd.route != ShardRoute::exec) {
+    flag_transaction();
+    ctx.reply.error(error);
+    return;
+  }
+  if (client_.multi != nullptr) client_.multi->discard(server_.store());
+  if (error.starts_with("ERR ")) error.remove_prefix(4);
+  std::string message = "EXECABORT Transaction discarded because of: ";
+  message.append(error);
+  ctx.reply.error(message);
+}
+
 // Redis's processCommand in a RESP2 subscribed context; the command is named
 // by its full name ("config|get"), lower case, as Redis 7.0 names it.
-void Session::reject_in_subscribed(std::span<const std::string_view> argv) {
+std::string Session::subscribed_context_error(std::span<const std::string_view> argv) {
   const Command* cmd = find_command(argv[0]);
   std::string name;
   detail::append_lower(name, cmd->name);
@@ -483,8 +494,8 @@ void Session::reject_in_subscribed(std::span<const std::string_view> argv) {
     name.push_back('|');
     detail::append_lower(name, argv[1]);
   }
-  Reply(sink()).error("ERR Can't execute '" + name +
-                    "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context");
+  return "ERR Can't execute '" + name +
+         "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context";
 }
 
 void Session::reject_unknown(std::span<const std::string_view> argv) {

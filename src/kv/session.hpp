@@ -126,7 +126,8 @@ class Session {
   // RESET is queued here: it goes to no shard (many shards) until EXEC.
   [[nodiscard]] bool queues_in_multi(const Command* cmd) const noexcept;
   void reject_unknown(std::span<const std::string_view> argv);
-  void reject_in_subscribed(std::span<const std::string_view> argv);
+  void reject(const Command& cmd, CommandContext& ctx, std::string_view error);
+  static std::string subscribed_context_error(std::span<const std::string_view> argv);
   // Where a reply made here goes: the output, or after replies still due
   // from other shards.
   [[nodiscard]] std::string& sink() { return dispatch_ == nullptr ? out_ : dispatch_->sink(out_); }

@@ -1,6 +1,7 @@
 #include "kv/blocking/blocking.hpp"
 
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -46,22 +47,33 @@ void serve_one(ServerState& state, BlockState& b, const std::string& key, std::i
 
 }  // namespace
 
-bool parse_timeout(CommandContext& ctx, std::string_view text, std::int64_t& deadline) {
+// Redis's getTimeoutFromObjectOrReply: ms = (long long) ceill(seconds * 1000),
+// where a value past long long's range converts (x86) to LLONG_MIN and so
+// reads as negative: "inf", "1e400", 9223372036854775807 are refused as
+// negative, 9223372036854775.807 is accepted.
+TimeoutParse parse_timeout_ms(std::string_view text, std::int64_t& ms) {
   long double seconds = 0;
-  if (!detail::parse_long_double(text, seconds)) {
-    ctx.reply.error("ERR timeout is not a float or out of range");
-    return false;
+  if (!detail::parse_long_double(text, seconds)) return TimeoutParse::not_float;
+  const long double rounded = std::ceil(seconds * 1000.0L);
+  constexpr long double past_range = 9223372036854775808.0L;  // 2^63
+  if (rounded < 0 || rounded >= past_range) return TimeoutParse::negative;
+  ms = static_cast<std::int64_t>(rounded);
+  return TimeoutParse::ok;
+}
+
+std::int64_t deadline_after(std::int64_t now, std::int64_t ms) noexcept {
+  if (ms == 0) return 0;  // forever
+  return ms > std::numeric_limits<std::int64_t>::max() - now ? std::numeric_limits<std::int64_t>::max() : now + ms;
+}
+
+bool parse_timeout(CommandContext& ctx, std::string_view text, std::int64_t& deadline) {
+  std::int64_t ms = 0;
+  switch (parse_timeout_ms(text, ms)) {
+    case TimeoutParse::not_float: ctx.reply.error("ERR timeout is not a float or out of range"); return false;
+    case TimeoutParse::negative: ctx.reply.error("ERR timeout is negative"); return false;
+    case TimeoutParse::ok: break;
   }
-  const long double ms = std::ceil(seconds * 1000.0L);
-  if (ms < 0) {
-    ctx.reply.error("ERR timeout is negative");
-    return false;
-  }
-  if (ms > 9.0e15L) {  // past any clock: Redis overflows here; duet says so
-    ctx.reply.error("ERR timeout is out of range");
-    return false;
-  }
-  deadline = ms == 0 ? 0 : ctx.now + static_cast<std::int64_t>(ms);
+  deadline = deadline_after(ctx.now, ms);
   return true;
 }
 

@@ -4,7 +4,8 @@
 // Contract
 // - parse_timeout(ctx, text, deadline): Redis's seconds with decimals; 0 is
 //   forever (deadline 0); errors answered as Redis ("timeout is not a float
-//   or out of range", "timeout is negative").
+//   or out of range", "timeout is negative"). parse_timeout_ms and
+//   deadline_after are its two halves, for a caller that answers otherwise.
 // - block_client(ctx, request, deadline): the client waits (ClientInfo::block);
 //   no reply now. Only a Session's own client may block (ClientInfo::can_block);
 //   callers answer as a timeout otherwise (inside EXEC, on a copy).
@@ -33,6 +34,9 @@ namespace duet::kv {
 
 enum class Unblock : unsigned char { timeout, error, silent };
 
+enum class TimeoutParse : unsigned char { ok, not_float, negative };
+[[nodiscard]] TimeoutParse parse_timeout_ms(std::string_view text, std::int64_t& ms);
+[[nodiscard]] std::int64_t deadline_after(std::int64_t now, std::int64_t ms) noexcept;  // saturates; 0 if ms is 0
 [[nodiscard]] bool parse_timeout(CommandContext& ctx, std::string_view text, std::int64_t& deadline);
 void block_client(CommandContext& ctx, BlockRequest request, std::int64_t deadline);
 void serve_blocked(ServerState& state, std::int64_t now);

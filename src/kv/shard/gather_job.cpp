@@ -50,6 +50,7 @@ void GatherJob::run_whole() {
   client.db = db();
   client.resp = resp();  // the handler's reply goes to the connection as written
   CommandContext ctx{state, client, views, Reply(reply_, resp()), now(), copies.get()};
+  ctx.deny_blocking = in_transaction();  // BLMOVE inside EXEC answers as Redis's MULTI does
   find_command(views[0])->handler(ctx);
   ++state.stats().commands_processed;
   if (reads_only_) return;

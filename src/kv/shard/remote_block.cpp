@@ -69,7 +69,7 @@ void RemoteBlock::run_there() {
   argv_.views(argv);
   const std::int64_t now = here.state().now_ms();
   CommandContext ctx{here.state(), client_, argv, Reply(reply_, client_.resp), now};
-  ctx.deny_blocking = seen_ != Cancel::none;  // timed out before it ran: it answers at once
+  client_.can_block = seen_ == Cancel::none;  // timed out before it ran: it answers as a timeout, at once
   detail::run_command(*command_, ctx);
   if (client_.block != nullptr && client_.block->blocked) {
     client_.block->set_waker([](void* self) noexcept { static_cast<RemoteBlock*>(self)->answer_there(); }, this);

@@ -4,12 +4,11 @@
 #include "kv/shard/shard_dispatch.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <memory>
 
 #include "kv/blocking/block_table.hpp"
+#include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
-#include "kv/detail/numbers.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/remote_batch.hpp"
@@ -171,10 +170,10 @@ void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string
   if (client_.block == nullptr) client_.block.reset(new BlockState(client_));
   BlockState& b = *client_.block;
   b.request = BlockRequest{};  // a marker: the request lives on the keys' shard
-  long double seconds = 0;
+  // The keys' shard answers a bad timeout; here it only bounds the wait.
+  std::int64_t ms = 0;
   const std::string_view timeout = cmd.numkeys_at > 0 ? argv[1] : argv.back();
-  const bool timed = detail::parse_long_double(timeout, seconds) && seconds > 0 && seconds < 9.0e12L;
-  b.deadline_ms = timed ? shard_.state().now_ms() + static_cast<std::int64_t>(std::ceil(seconds * 1000.0L)) : 0;
+  b.deadline_ms = parse_timeout_ms(timeout, ms) == TimeoutParse::ok ? deadline_after(shard_.state().now_ms(), ms) : 0;
   b.remote = due.block;
   b.cancel_remote = [](void* rb, bool error) { static_cast<RemoteBlock*>(rb)->cancel(error); };
   b.blocked = true;

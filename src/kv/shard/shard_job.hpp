@@ -128,6 +128,8 @@ class ShardJob {
   [[nodiscard]] ShardDispatch* connection() const noexcept { return connection_; }
   // The job's one clock reading (start()): what every part runs at.
   [[nodiscard]] std::int64_t now() const noexcept { return now_; }
+  // Started within a transaction (start_within): its command must not block.
+  [[nodiscard]] bool in_transaction() const noexcept { return parent_ != nullptr; }
 
  private:
   struct Back final : LoopMessage {

@@ -17,7 +17,7 @@ SCRIPTS = [
      ["BLPOP", "l", "-1"], ["BLPOP", "l", "abc"], ["BLPOP", "l", "nan"],
      ["BLMOVE", "l", "m", "UP", "LEFT", "0"], ["BLMPOP", "0", "0", "l", "LEFT"], ["BLMPOP", "0", "1", "l", "UP"],
      ["BLMPOP", "0", "1", "l", "LEFT", "COUNT", "0"], ["SET", "s", "x"], ["BLPOP", "s", "0"],
-     ["BLMOVE", "s", "m", "LEFT", "LEFT", "0"], ["BLPOP", "none", "0.01"], ("one_shard", ["BLMOVE", "none", "m", "LEFT", "LEFT", "0.01"]),
+     ["BLMOVE", "s", "m", "LEFT", "LEFT", "0"], ["BLPOP", "none", "0.01"], ["BLMOVE", "none", "m", "LEFT", "LEFT", "0.01"],
      ["BLMPOP", "0.01", "1", "none", "LEFT"],
      ["WAIT", "0", "0"], ["WAIT", "1", "10"], ["WAIT", "1", "-1"], ["WAIT", "x", "0"]],
     # odd timeouts on a one-element list (each answers at once; DEL shows whether it popped), for each command
