@@ -6,7 +6,8 @@ N clients block on one list with BLPOP; a pusher sends RPUSH in bursts; every
 served client at once blocks again. The pusher keeps a bounded number of
 elements in flight, so the list stays empty and every element is a hand-off
 to a blocked client (served in turn: the FIFO queue rotates through all N).
-Server CPU comes from /proc (user + system), divided by the hand-offs.
+Server CPU comes from /proc (user + system, and each apart), divided by the
+hand-offs.
 Configurations alternate (A B C, A B C ...), server pinned to CPU 0 and this
 client to CPU 1; medians of the repetitions.
 
@@ -36,9 +37,10 @@ def configurations(build, port):
 
 
 def cpu_seconds(pid):
+    """(user, system) CPU seconds of the process so far."""
     with open(f"/proc/{pid}/stat") as f:
         fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return int(fields[11]) / CLK_TCK, int(fields[12]) / CLK_TCK
 
 
 def connect(port):
@@ -88,7 +90,8 @@ def run_once(port, server_pid, clients, seconds):
         except BlockingIOError:
             pass
         pusher.setblocking(True)
-    cpu = cpu_seconds(server_pid) - cpu0
+    user1, sys1 = cpu_seconds(server_pid)
+    cpu = (user1 - cpu0[0], sys1 - cpu0[1])
     for w in waiters:
         w.close()
     pusher.close()
@@ -114,17 +117,24 @@ def main():
             try:
                 connect(opts.port).close()
                 handoffs, cpu = run_once(opts.port, proc.pid, opts.clients, opts.seconds)
-                samples[name].append((cpu * 1e6 / max(handoffs, 1), handoffs / opts.seconds))
+                per = 1e6 / max(handoffs, 1)
+                samples[name].append((sum(cpu) * per, handoffs / opts.seconds, cpu[0] * per, cpu[1] * per))
             finally:
                 proc.terminate()
                 proc.wait()
-    redis = statistics.median(s[0] for s in samples["redis"]) if "redis" in samples else None
-    print(f"{'server':20} {'CPU us/hand-off':>16} {'x redis':>8} {'hand-offs/s':>12}")
+    def median(name, i):
+        return statistics.median(s[i] for s in samples[name])
+
+    # The kernel's TCP send and loopback delivery are most of every server's
+    # CPU here; the user-space column is the part a server's own code decides.
+    redis = (median("redis", 0), median("redis", 2)) if "redis" in samples else None
+    print(f"{'server':20} {'CPU us/hand-off':>16} {'x redis':>8} {'user us':>8} {'x redis':>8} {'system us':>10}"
+          f" {'hand-offs/s':>12}")
     for name in names:
-        us = statistics.median(s[0] for s in samples[name])
-        rate = statistics.median(s[1] for s in samples[name])
-        ratio = f"{us / redis:.2f}" if redis else "-"
-        print(f"{name:20} {us:16.2f} {ratio:>8} {rate:12.0f}")
+        us, rate, user, system = (median(name, i) for i in range(4))
+        ratio = f"{us / redis[0]:.2f}" if redis else "-"
+        user_ratio = f"{user / redis[1]:.2f}" if redis else "-"
+        print(f"{name:20} {us:16.2f} {ratio:>8} {user:8.2f} {user_ratio:>8} {system:10.2f} {rate:12.0f}")
 
 
 if __name__ == "__main__":
