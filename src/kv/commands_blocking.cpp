@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/blocking/block_claim.hpp"
 #include "kv/blocking/blocking.hpp"
 #include "kv/client_registry.hpp"
 #include "kv/command_table.hpp"
@@ -17,6 +18,14 @@ namespace duet::kv {
 namespace {
 
 bool may_block(const CommandContext& ctx) noexcept { return ctx.client.can_block && !ctx.deny_blocking; }
+
+// A stand-in for a client blocked on keys of several shards answers (pops,
+// or reports WRONGTYPE) only if it wins the client; else it answers nothing
+// and the other shard's answer is the client's (kv/shard/multi_block.hpp).
+bool wins_client(const CommandContext& ctx) noexcept {
+  const BlockState* b = ctx.client.block.get();
+  return b == nullptr || b->claim == nullptr || b->claim->take(b->claim_by);
+}
 
 // Runs the non-blocking command `argv` as this one, into `out`, and logs it in
 // this command's place.
@@ -41,6 +50,7 @@ void blocking_pop(CommandContext& ctx, bool left) {
   for (std::size_t k = 1; k < last; ++k) {
     Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
     if (e == nullptr) continue;
+    if (!wins_client(ctx)) return;
     if (!detail::check_type(ctx, e, ValueType::list)) return;
     const std::string_view pop[] = {left ? "lpop" : "rpop", ctx.argv[k]};
     std::string value;
@@ -105,6 +115,7 @@ void blmpop(CommandContext& ctx) {
   for (std::size_t k = args.first_key; k < args.where_at; ++k) {
     Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
     if (e == nullptr) continue;
+    if (!wins_client(ctx)) return;
     if (!detail::check_type(ctx, e, ValueType::list)) return;
     std::vector<std::string_view> lmpop{"lmpop"};
     lmpop.insert(lmpop.end(), ctx.argv.begin() + 2, ctx.argv.end());

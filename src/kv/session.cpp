@@ -150,6 +150,9 @@ void Session::process() {
 std::size_t Session::run_commands(std::string_view input) {
   if (client_.block != nullptr && client_.block->blocked) [[unlikely]] {  // kept until it is served
     if (input.size() > server_.config().client_query_limit) client_.close_after_reply = true;
+    // Blocked by a reply from other shards (a MultiBlock, after its job): the
+    // state is new, and the driver's waker not on it yet.
+    if (push_waker_ != nullptr) install_push_waker();
     return 0;
   }
   if (dispatch_ != nullptr) [[unlikely]] dispatch_->begin_run(out_);  // replies back from other shards

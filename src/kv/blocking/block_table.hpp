@@ -36,6 +36,7 @@
 
 namespace duet::kv {
 
+class BlockClaim;
 struct ClientInfo;
 
 // What a blocked client waits for, and what it runs when served.
@@ -79,6 +80,10 @@ class BlockState {
   using CancelRemote = void (*)(void* context, bool error);  // error: CLIENT UNBLOCK ... ERROR
   CancelRemote cancel_remote = nullptr;
   void* remote = nullptr;
+  // A stand-in for a client blocked on keys of several shards: it pops only
+  // after claim->take(claim_by) (kv/blocking/block_claim.hpp). Not owned.
+  BlockClaim* claim = nullptr;
+  unsigned char claim_by = 0;
   bool blocked = false;          // in the table
   bool answered = false;         // `reply` waits for the driver
   std::string reply;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "kv/blocking/block_claim.hpp"
 #include "kv/client_registry.hpp"
 #include "kv/detail/numbers.hpp"
 #include "kv/detail/run_command.hpp"
@@ -97,6 +98,10 @@ void serve_blocked(ServerState& state, std::int64_t now) {
       const Entry* e = db.find(key->name, now);
       if (e == nullptr || e->value.type() != ValueType::list) break;
       table.unblock(*b);
+      if (b->claim != nullptr && !b->claim->take(b->claim_by)) {  // served by another shard, or gave up
+        b->finish();  // answers nothing; the next waiter gets the element
+        continue;
+      }
       serve_one(state, *b, key->name, now);
     }
   }

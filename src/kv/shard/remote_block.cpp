@@ -3,12 +3,14 @@
 // shard; a cancel that comes later finds `answered_` and does nothing.
 #include "kv/shard/remote_block.hpp"
 
+#include "kv/blocking/block_claim.hpp"
 #include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/numbers.hpp"
 #include "kv/detail/run_command.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
+#include "kv/shard/multi_block.hpp"
 #include "kv/shard/shard_dispatch.hpp"
 
 namespace duet::kv {
@@ -32,6 +34,30 @@ RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std:
   // loop that awaits a reply spins before it sleeps.
   origin.send(target, rb->there_);
   return rb;
+}
+
+RemoteBlock* RemoteBlock::start_part(MultiBlock& group, KvShard& origin, std::size_t target, const Command& cmd,
+                                     std::span<const std::string_view> argv, int db, int resp, BlockClaim& claim) {
+  auto* rb = new RemoteBlock(group.connection(), origin, target);
+  rb->group_ = &group;
+  rb->claim_ = &claim;
+  claim.retain();
+  rb->client_.block.reset(new BlockState(rb->client_));
+  rb->client_.block->claim = &claim;
+  rb->client_.block->claim_by = static_cast<unsigned char>(target + 1);
+  rb->command_ = &cmd;
+  rb->argv_.assign(argv);
+  rb->client_.authenticated = true;
+  rb->client_.can_block = true;
+  rb->client_.db = db;
+  rb->client_.resp = resp;
+  rb->there_.run_ = &arrive;
+  origin.send(target, rb->there_);
+  return rb;
+}
+
+RemoteBlock::~RemoteBlock() {
+  if (claim_ != nullptr) claim_->release();
 }
 
 void RemoteBlock::cancel(bool error) { send_cancel(error ? Cancel::error : Cancel::timeout); }
@@ -119,7 +145,11 @@ void RemoteBlock::cancelled(LoopMessage* msg) noexcept {
 // Origin thread: the one answer.
 void RemoteBlock::returned(LoopMessage* msg) noexcept {
   RemoteBlock& rb = *static_cast<Message*>(msg)->self;
-  if (rb.connection_ != nullptr) rb.connection_->on_block(rb);
+  if (rb.group_ != nullptr) {
+    rb.group_->on_answer(rb);  // orphaned or not: the group counts its parts' answers
+  } else if (rb.connection_ != nullptr) {
+    rb.connection_->on_block(rb);
+  }
   rb.drop();  // the answer's
   rb.drop();  // the origin's
 }

@@ -24,6 +24,9 @@
 //   (BLMOVE's destination counts); false when they span several (the command
 //   then runs as a gather job that cannot block: docs/KV.md).
 //
+// - start_part(): the same, as one shard's part of a client blocked on keys
+//   of several shards (kv/shard/multi_block.hpp).
+//
 //   if (blocking_target(shard, cmd, argv, target)) RemoteBlock::start(dispatch, shard, target, cmd, argv, db, resp);
 #pragma once
 
@@ -42,13 +45,20 @@
 namespace duet::kv {
 
 struct Command;
+class BlockClaim;
 class KvShard;
+class MultiBlock;
 class ShardDispatch;
 
 class RemoteBlock final : GateWaiter {
  public:
   static RemoteBlock* start(ShardDispatch& connection, KvShard& origin, std::size_t target, const Command& cmd,
                             std::span<const std::string_view> argv, int db, int resp);
+  // One part of a MultiBlock: `argv` names this shard's keys only; the
+  // stand-in pops only once it wins `claim`, and the answer (empty when it
+  // lost or was orphaned) goes to `group`, not to the connection.
+  static RemoteBlock* start_part(MultiBlock& group, KvShard& origin, std::size_t target, const Command& cmd,
+                                 std::span<const std::string_view> argv, int db, int resp, BlockClaim& claim);
   RemoteBlock(const RemoteBlock&) = delete;
   RemoteBlock& operator=(const RemoteBlock&) = delete;
 
@@ -64,7 +74,7 @@ class RemoteBlock final : GateWaiter {
   enum class Cancel : unsigned char { none, timeout, error, silent };
 
   RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t target);
-  ~RemoteBlock() = default;
+  ~RemoteBlock();
 
   void send_cancel(Cancel how);
   void run_there();
@@ -77,6 +87,8 @@ class RemoteBlock final : GateWaiter {
   static void returned(LoopMessage* msg) noexcept;
 
   ShardDispatch* connection_;  // null once orphaned (origin thread)
+  MultiBlock* group_ = nullptr;  // a part's: told of the answer, orphaned or not
+  BlockClaim* claim_ = nullptr;  // a part's (a reference)
   KvShard* origin_;
   std::size_t target_;
   const Command* command_ = nullptr;

@@ -45,18 +45,21 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "kv/client_registry.hpp"
+#include "kv/detail/args.hpp"
 
 namespace duet::kv {
 
 struct Command;
 class KvShard;
 class RemoteBatch;
+class MultiBlock;
 class RemoteBlock;
 class ShardJob;
 
@@ -116,6 +119,7 @@ class ShardDispatch {
   void on_batch(RemoteBatch& batch);
   void on_job(ShardJob& job, std::string reply);
   void on_block(RemoteBlock& block);
+  void on_multi_block(MultiBlock& block);
   // CLIENT REPLY OFF|SKIP: while set, the holes made are of their own and their replies dropped.
   void set_quiet(bool quiet) noexcept { quiet_ = quiet; }
 
@@ -137,6 +141,11 @@ class ShardDispatch {
     RemoteBatch* batch = nullptr;
     ShardJob* job = nullptr;
     RemoteBlock* block = nullptr;  // a blocking command waiting on another shard
+    MultiBlock* multi = nullptr;   // ... on keys of several shards
+    // BLPOP over several shards' keys runs first as a job that cannot block;
+    // when it finds nothing, the command (kept here) blocks as a MultiBlock.
+    const Command* blocks_if_empty = nullptr;
+    std::unique_ptr<Args> block_argv;
     std::uint32_t first = 0;
     std::uint32_t count = 0;
     bool ready = false;
@@ -159,6 +168,7 @@ class ShardDispatch {
     }
     void pop_front() noexcept {
       items_[head_].reply = std::string();
+      items_[head_].block_argv.reset();
       if (++head_ == items_.size()) {
         items_.clear();
         head_ = 0;
@@ -175,6 +185,9 @@ class ShardDispatch {
 
   void queue_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
   void block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
+  void wait_as_blocked(const Command& cmd, std::span<const std::string_view> argv, void* remote,
+                       void (*cancel)(void* remote, bool error));
+  void block_on_shards(Hole& h);
   void wake() noexcept {
     if (waker_ != nullptr) waker_(waker_context_);
   }

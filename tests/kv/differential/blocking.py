@@ -7,7 +7,7 @@ short timeout (0 < t <= 1 s) waits for it (run.py), so its null is its own."""
 ODD_TIMEOUTS = ["1e400", "1e10000", "inf", "+inf", "-inf", "-0", "0x10", "1e3", " 1", "", "9223372036854775807",
                 "9223372036854775.807", "9223372036854", "-0.0001", "0.0001", "1.5e-5", "0,5", "1 ", "- 1"]
 
-CONNECTIONS = 3
+CONNECTIONS = 4
 
 SCRIPTS = [
     # answered at once, bad timeouts and arguments, WRONGTYPE
@@ -37,9 +37,15 @@ MULTI_SCRIPTS = [
     # served by a push from another connection, first come first served
     [(0, ["BLPOP", "q", "0"]), (1, ["BRPOP", "q", "0"]), (2, ["RPUSH", "q", "a"]), (2, ["RPUSH", "q", "b", "c"]),
      (2, ["LRANGE", "q", "0", "-1"]), (0, ["PING"]), (1, ["PING"])],
-    # keys on two shards: with --threads 2 such a command does not block (docs/KV.md, Differences)
-    [(1, ["BRPOP", "other", "q", "0"], "one_shard"), (2, ["RPUSH", "q", "b", "c"], "one_shard"),
-     (2, ["LRANGE", "q", "0", "-1"], "one_shard")],
+    # keys on two shards (with --threads 2: a MultiBlock) are served like keys on one
+    [(1, ["BRPOP", "other", "q", "0"]), (2, ["RPUSH", "q", "b", "c"]), (2, ["LRANGE", "q", "0", "-1"])],
+    # three clients blocked on keys of both shards, served first come first served, each by the key
+    # pushed; an element already there is taken in the order the keys are named
+    [(0, ["BLPOP", "k1", "k2", "0"]), (1, ["BRPOP", "k2", "k1", "0"]), (3, ["BLMPOP", "0", "2", "k1", "k2", "LEFT",
+     "COUNT", "2"]), (2, ["RPUSH", "k2", "a"]), (2, ["RPUSH", "k1", "b", "c"]), (2, ["RPUSH", "k2", "d", "e", "f"]),
+     (2, ["LRANGE", "k2", "0", "-1"]), (2, ["RPUSH", "k2", "g"]), (2, ["RPUSH", "k1", "h"]),
+     (0, ["BLPOP", "k1", "k2", "0"]), (0, ["BLMPOP", "0", "2", "k2", "k1", "RIGHT", "COUNT", "5"]),
+     (2, ["EXISTS", "k1", "k2"])],
     # commands sent while blocked run after the answer; BLMOVE and BLMPOP served (BLMOVE's two keys
     # may live on two shards, where it does not block: docs/KV.md, Differences)
     [(0, ["BLMOVE", "src", "dst", "RIGHT", "LEFT", "0"], "one_shard"), (0, ["PING"], "one_shard"),
@@ -59,9 +65,8 @@ MULTI_SCRIPTS = [
      (2, ["INFO", "clients"], "blocked")],
     # LPUSH serves (its last element first)
     [(0, ["BLPOP", "q", "0"]), (1, ["BRPOP", "q", "0"]), (2, ["LPUSH", "q", "a", "b", "c"]), (2, ["LRANGE", "q", "0", "-1"])],
-    # a client blocked on two keys is served by the second ("one_shard": k1 and k2 live on two shards, where
-    # duet answers at once with a null, being fixed: docs/KV.md, Differences)
-    [(0, ["BLPOP", "k1", "k2", "0"], "one_shard"), (2, ["RPUSH", "k2", "x"], "one_shard"), (0, ["PING"])],
+    # a client blocked on two keys (on two shards with --threads 2) is served by the second
+    [(0, ["BLPOP", "k1", "k2", "0"]), (2, ["RPUSH", "k2", "x"]), (0, ["PING"])],
     # three clients, three commands, first come first served; BLMPOP takes up to its count
     [(0, ["BLPOP", "f", "0"]), (1, ["BLMPOP", "0", "1", "f", "RIGHT", "COUNT", "2"]), (2, ["RPUSH", "f", "a", "b", "c"]),
      (0, ["BRPOP", "f", "0"]), (1, ["BLMPOP", "0", "1", "f", "LEFT", "COUNT", "5"]), (2, ["RPUSH", "f", "x", "y"]),
