@@ -22,7 +22,8 @@
 //   on the keys' shard's.
 // - blocking_target(): the one shard whose keys a blocking command waits on
 //   (BLMOVE's destination counts); false when they span several (the command
-//   then runs as a gather job that cannot block: docs/KV.md).
+//   then runs as a job that cannot block, and BLPOP BRPOP BLMPOP then
+//   block as a MultiBlock if it found nothing: kv/shard/multi_block.hpp).
 //
 // - start_part(): the same, as one shard's part of a client blocked on keys
 //   of several shards (kv/shard/multi_block.hpp).
