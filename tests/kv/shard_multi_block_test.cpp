@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "kv_test_util.hpp"
@@ -175,4 +176,29 @@ TEST_CASE("a client that goes while blocked on two shards leaves nothing on eith
   pusher.send(resp({"RPUSH", k0, "kept"}) + resp({"RPUSH", k1, "kept"}));
   kvtest::settle(fake, {&pusher});
   CHECK(elements_left(fake, k0, k1) == 2);
+}
+
+TEST_CASE("a client that goes while its blocks wait at gates held by jobs frees nothing a gate still holds",
+          "[kv][shard][blocking]") {
+  for (std::uint64_t seed = 1; seed <= 60; ++seed) {
+    INFO("seed " << seed);
+    FakeShards fake(2, seed);
+    const std::string l0 = fake.key_on(0, "l");
+    const std::string l1 = fake.key_on(1, "l");
+    const std::string s0 = fake.key_on(0, "s");
+    const std::string s1 = fake.key_on(1, "s");
+    auto gone = std::make_unique<ShardClient>(fake, seed % 2);
+    ShardClient w0(fake, 0);
+    ShardClient w1(fake, 1);
+    gone->session.feed(resp({"BLPOP", l0, l1, "0"}));
+    for (int i = 0; i < 3; ++i) {  // jobs over both shards keep the gates busy while the parts arrive
+      w0.session.feed(resp({"MSET", s0, "x", s1, "y"}));
+      w1.session.feed(resp({"MSET", s1, "y", s0, "x"}));
+      for (std::uint64_t n = 0; n < seed % 5; ++n) fake.step();
+    }
+    gone.reset();
+    kvtest::settle(fake, {&w0, &w1});
+    CHECK_FALSE(fake.cluster.shard(0).state().store().has_blocked());
+    CHECK_FALSE(fake.cluster.shard(1).state().store().has_blocked());
+  }
 }

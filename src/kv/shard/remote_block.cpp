@@ -82,10 +82,17 @@ void RemoteBlock::arrive(LoopMessage* msg) noexcept {
   KvShard& here = rb.origin_->cluster().shard(rb.target_);
   rb.mode_ = Mode::pass_write;
   rb.resume_ = &resumed;
-  if (here.gate().wait(rb)) rb.run_there();
+  if (here.gate().wait(rb)) return rb.run_there();
+  // Queued at the gate: the gate's reference, so that a cancel answered
+  // meanwhile (the client went) does not free what the gate will resume.
+  rb.refs_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void RemoteBlock::resumed(GateWaiter* self) noexcept { static_cast<RemoteBlock*>(self)->run_there(); }
+void RemoteBlock::resumed(GateWaiter* self) noexcept {
+  auto* rb = static_cast<RemoteBlock*>(self);
+  rb->run_there();
+  rb->drop();  // the gate's
+}
 
 void RemoteBlock::run_there() {
   ran_ = true;

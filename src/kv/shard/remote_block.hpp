@@ -103,7 +103,7 @@ class RemoteBlock final : GateWaiter {
   bool cancel_sent_ = false;         // origin
   bool ran_ = false;                 // target
   bool answered_ = false;            // target: back_ was sent
-  std::atomic<int> refs_{2};         // the origin's, and the answer's (back_)
+  std::atomic<int> refs_{2};         // the origin's, and the answer's (back_); the gate's while queued there
 };
 
 [[nodiscard]] bool blocking_target(const KvShard& origin, const Command& cmd, std::span<const std::string_view> argv,
