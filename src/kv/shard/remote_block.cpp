@@ -23,16 +23,7 @@ RemoteBlock::RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t
 RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std::size_t target, const Command& cmd,
                                 std::span<const std::string_view> argv, int db, int resp) {
   auto* rb = new RemoteBlock(connection, origin, target);
-  rb->command_ = &cmd;
-  rb->argv_.assign(argv);
-  rb->client_.authenticated = true;
-  rb->client_.can_block = true;
-  rb->client_.db = db;
-  rb->client_.resp = resp;
-  rb->there_.run_ = &arrive;
-  // Not send_for_reply: the answer may take the block's whole timeout, and a
-  // loop that awaits a reply spins before it sleeps.
-  origin.send(target, rb->there_);
+  rb->send_there(cmd, argv, db, resp);
   return rb;
 }
 
@@ -42,18 +33,24 @@ RemoteBlock* RemoteBlock::start_part(MultiBlock& group, KvShard& origin, std::si
   rb->group_ = &group;
   rb->claim_ = &claim;
   claim.retain();
-  rb->client_.block.reset(new BlockState(rb->client_));
+  rb->client_.block.reset(new BlockState(rb->client_));  // carries the claim into block_client's state
   rb->client_.block->claim = &claim;
   rb->client_.block->claim_by = static_cast<unsigned char>(target + 1);
-  rb->command_ = &cmd;
-  rb->argv_.assign(argv);
-  rb->client_.authenticated = true;
-  rb->client_.can_block = true;
-  rb->client_.db = db;
-  rb->client_.resp = resp;
-  rb->there_.run_ = &arrive;
-  origin.send(target, rb->there_);
+  rb->send_there(cmd, argv, db, resp);
   return rb;
+}
+
+void RemoteBlock::send_there(const Command& cmd, std::span<const std::string_view> argv, int db, int resp) {
+  command_ = &cmd;
+  argv_.assign(argv);
+  client_.authenticated = true;
+  client_.can_block = true;
+  client_.db = db;
+  client_.resp = resp;
+  there_.run_ = &arrive;
+  // Not send_for_reply: the answer may take the block's whole timeout, and a
+  // loop that awaits a reply spins before it sleeps.
+  origin_->send(target_, there_);
 }
 
 RemoteBlock::~RemoteBlock() {

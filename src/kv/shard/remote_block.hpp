@@ -77,6 +77,7 @@ class RemoteBlock final : GateWaiter {
   RemoteBlock(ShardDispatch& connection, KvShard& origin, std::size_t target);
   ~RemoteBlock();
 
+  void send_there(const Command& cmd, std::span<const std::string_view> argv, int db, int resp);
   void send_cancel(Cancel how);
   void run_there();
   void answer_there();
