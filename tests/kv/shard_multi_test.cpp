@@ -225,3 +225,27 @@ TEST_CASE("client reply off drops the replies of commands run on other shards to
   kvtest::settle(fake, {&c});
   CHECK(c.take() == "+OK\r\n$1\r\n1\r\n");
 }
+
+TEST_CASE("client unblock error answers -UNBLOCKED even before the remote block ran behind a busy gate",
+          "[kv][shard][blocking]") {
+  for (std::uint64_t seed = 1; seed <= 20; ++seed) {
+    INFO("seed " << seed);
+    FakeShards fake(2, seed);
+    const std::string q = fake.key_on(1, "q");
+    ShardClient far(fake, 0);
+    ShardClient admin(fake, 0);
+    ShardClient writer(fake, 0);
+    writer.session.feed(resp({"MSET", fake.key_on(1, "s"), "x", fake.key_on(0, "s"), "y"}));
+    while (fake.cluster.shard(1).gate().open() && fake.step()) {  // until the job holds shard 1's gate
+    }
+    REQUIRE_FALSE(fake.cluster.shard(1).gate().open());
+    far.session.feed(resp({"BLPOP", q, "0"}));  // queues at that gate on shard 1 ...
+    admin.session.feed(resp({"CLIENT", "UNBLOCK", std::to_string(far.session.client().id), "ERROR"}));
+    while (fake.step(1)) {  // ... and the cancel reaches it there; the job goes on elsewhere
+    }
+    kvtest::settle(fake, {&far, &admin, &writer});
+    CHECK(admin.take() == ":1\r\n");
+    CHECK(woken_answer(far) == "-UNBLOCKED client unblocked via CLIENT UNBLOCK\r\n");
+    CHECK_FALSE(fake.cluster.shard(1).state().store().has_blocked());
+  }
+}

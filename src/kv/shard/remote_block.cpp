@@ -8,6 +8,7 @@
 #include "kv/command_table.hpp"
 #include "kv/detail/numbers.hpp"
 #include "kv/detail/run_command.hpp"
+#include "kv/reply.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
 #include "kv/shard/multi_block.hpp"
@@ -104,6 +105,10 @@ void RemoteBlock::run_there() {
   if (client_.block != nullptr && client_.block->blocked) {
     client_.block->set_waker([](void* self) noexcept { static_cast<RemoteBlock*>(self)->answer_there(); }, this);
     return;  // served or cancelled later
+  }
+  if (seen_ == Cancel::error && (reply_ == "*-1\r\n" || reply_ == "_\r\n")) {  // CLIENT UNBLOCK ... ERROR came first
+    reply_.clear();
+    Reply(reply_, client_.resp).error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   }
   answer_there();
 }
