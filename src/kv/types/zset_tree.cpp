@@ -1,0 +1,560 @@
+// ZsetTree's mechanics. Every change goes down from the root by recursion, so
+// the path is on the stack and no node keeps a parent pointer: an inner node
+// fixes its child's count and min key when the call into the child returns,
+// and takes a child that fell under half full to a sibling (merge, or share).
+#include "kv/types/zset_tree.hpp"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <new>
+#include <vector>
+
+namespace duet::kv {
+namespace {
+
+using detail::ZsetEntry;
+using detail::ZsetInner;
+using detail::ZsetLeaf;
+using detail::ZsetNode;
+constexpr std::size_t leaf_cap = detail::zset_leaf_capacity;
+constexpr std::size_t inner_cap = detail::zset_inner_capacity;
+
+// glibc's malloc: the request plus an 8-byte header, rounded up to 16, at
+// least 32. memory_bytes() counts what malloc really takes, not the request.
+constexpr std::size_t malloc_chunk(std::size_t n) {
+  return std::max<std::size_t>(32, (n + 8 + 15) & ~std::size_t{15});
+}
+
+std::size_t entry_request(std::size_t length) {
+  return std::max(sizeof(ZsetEntry), (length < 0xff ? 9 : 13) + length);
+}
+
+std::size_t capacity_of(const ZsetNode* n) { return n->leaf ? leaf_cap : inner_cap; }
+
+std::size_t subtree_count(const ZsetNode* n) {
+  if (n->leaf) return n->size;
+  const auto* in = static_cast<const ZsetInner*>(n);
+  std::size_t total = 0;
+  for (std::size_t i = 0; i < in->size; ++i) total += in->counts[i];
+  return total;
+}
+
+ZsetEntry* min_of(const ZsetNode* n) {
+  return n->leaf ? static_cast<const ZsetLeaf*>(n)->items[0] : static_cast<const ZsetInner*>(n)->min_entries[0];
+}
+
+void refresh_min(ZsetInner* in, std::size_t i) {
+  in->min_entries[i] = min_of(in->children[i]);
+  in->min_scores[i] = in->min_entries[i]->score;
+}
+
+// Applies f to each parallel array of two nodes of one kind.
+template <class F>
+void for_each_array(ZsetLeaf* a, ZsetLeaf* b, F f) {
+  f(a->items, b->items);
+}
+template <class F>
+void for_each_array(ZsetInner* a, ZsetInner* b, F f) {
+  f(a->counts, b->counts);
+  f(a->min_scores, b->min_scores);
+  f(a->min_entries, b->min_entries);
+  f(a->children, b->children);
+}
+
+// Opens slot `pos` (room known).
+template <class N>
+void open_slot(N* n, std::size_t pos) {
+  for_each_array(n, n, [&](auto* x, auto*) { std::copy_backward(x + pos, x + n->size, x + n->size + 1); });
+  ++n->size;
+}
+template <class N>
+void close_slot(N* n, std::size_t pos) {
+  for_each_array(n, n, [&](auto* x, auto*) { std::copy(x + pos + 1, x + n->size, x + pos); });
+  --n->size;
+}
+// Moves b's first k slots to the end of a.
+template <class N>
+void shift_left(N* a, N* b, std::size_t k) {
+  for_each_array(a, b, [&](auto* x, auto* y) {
+    std::copy_n(y, k, x + a->size);
+    std::copy(y + k, y + b->size, y);
+  });
+  a->size = static_cast<std::uint16_t>(a->size + k);
+  b->size = static_cast<std::uint16_t>(b->size - k);
+}
+// Moves a's last k slots to the front of b.
+template <class N>
+void shift_right(N* a, N* b, std::size_t k) {
+  for_each_array(a, b, [&](auto* x, auto* y) {
+    std::copy_backward(y, y + b->size, y + b->size + k);
+    std::copy_n(x + a->size - k, k, y);
+  });
+  a->size = static_cast<std::uint16_t>(a->size - k);
+  b->size = static_cast<std::uint16_t>(b->size + k);
+}
+
+void put_child(ZsetInner* in, std::size_t pos, ZsetNode* child) {
+  open_slot(in, pos);
+  in->children[pos] = child;
+  in->counts[pos] = subtree_count(child);
+  refresh_min(in, pos);
+}
+
+// before(score, entry) is true for a prefix of the order (score == entry->score,
+// passed apart so inner nodes compare their inline copy and read the entry only
+// on a tie). The last child whose min key is before the bound, or child 0.
+template <class Before>
+std::size_t child_holding(const ZsetInner* in, Before& before) {
+  std::size_t lo = 1;
+  std::size_t hi = in->size;
+  while (lo < hi) {
+    std::size_t mid = (lo + hi) / 2;
+    if (before(in->min_scores[mid], in->min_entries[mid])) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
+template <class Before>
+std::size_t items_before(const ZsetLeaf* leaf, Before& before) {
+  std::size_t lo = 0;
+  std::size_t hi = leaf->size;
+  while (lo < hi) {
+    std::size_t mid = (lo + hi) / 2;
+    if (before(leaf->items[mid]->score, leaf->items[mid])) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+auto before_key(double score, std::string_view member) {
+  return [score, member](double s, const ZsetEntry* x) { return s < score || (s == score && x->member() < member); };
+}
+
+}  // namespace
+
+// ---- entries and nodes ----
+
+ZsetTree::Entry* ZsetTree::new_entry(std::string_view member, double score) {
+  assert(!std::isnan(score));
+  assert(member.size() <= UINT32_MAX);
+  std::size_t bytes = entry_request(member.size());
+  char* p = reinterpret_cast<char*>(detail::CountingAllocator<std::byte>{}.allocate(bytes));
+  auto* e = ::new (p) Entry{score, static_cast<unsigned char>(std::min<std::size_t>(member.size(), 0xff))};
+  if (member.size() >= 0xff) {
+    auto n = static_cast<std::uint32_t>(member.size());
+    std::memcpy(p + 9, &n, sizeof n);
+  }
+  if (!member.empty()) std::memcpy(p + e->header_bytes(), member.data(), member.size());
+  entry_bytes_ += malloc_chunk(bytes);
+  return e;
+}
+
+void ZsetTree::free_entry(Entry* e) noexcept {
+  std::size_t bytes = entry_request(e->length());
+  entry_bytes_ -= malloc_chunk(bytes);
+  detail::CountingAllocator<std::byte>{}.deallocate(reinterpret_cast<std::byte*>(e), bytes);
+}
+
+ZsetTree::Leaf* ZsetTree::new_leaf() {
+  void* p = detail::CountingAllocator<Leaf>{}.allocate(1);
+  ++leaves_;
+  return ::new (p) Leaf;
+}
+
+ZsetTree::Inner* ZsetTree::new_inner() {
+  void* p = detail::CountingAllocator<Inner>{}.allocate(1);
+  ++inners_;
+  auto* in = ::new (p) Inner;
+  in->leaf = false;
+  return in;
+}
+
+void ZsetTree::free_node(Node* node) noexcept {
+  if (node->leaf) {
+    --leaves_;
+    detail::CountingAllocator<Leaf>{}.deallocate(static_cast<Leaf*>(node), 1);
+  } else {
+    --inners_;
+    detail::CountingAllocator<Inner>{}.deallocate(static_cast<Inner*>(node), 1);
+  }
+}
+
+void ZsetTree::free_subtree(Node* node) noexcept {
+  if (node->leaf) {
+    auto* leaf = static_cast<Leaf*>(node);
+    for (std::size_t i = 0; i < leaf->size; ++i) free_entry(leaf->items[i]);
+  } else {
+    auto* in = static_cast<Inner*>(node);
+    for (std::size_t i = 0; i < in->size; ++i) free_subtree(in->children[i]);
+  }
+  free_node(node);
+}
+
+void ZsetTree::clear() noexcept {
+  if (root_ != nullptr) free_subtree(root_);
+  root_ = nullptr;
+  Index().swap(index_);  // clear() would keep a large table's slots
+}
+
+void ZsetTree::swap(ZsetTree& other) noexcept {
+  std::swap(root_, other.root_);
+  index_.swap(other.index_);
+  std::swap(entry_bytes_, other.entry_bytes_);
+  std::swap(leaves_, other.leaves_);
+  std::swap(inners_, other.inners_);
+}
+
+std::size_t ZsetTree::memory_bytes() const noexcept {
+  // abseil's table: a control byte and a slot per capacity, 16 cloned control
+  // bytes and a word of bookkeeping, in one allocation.
+  std::size_t cap = index_.capacity();
+  std::size_t index = cap == 0 ? 0 : malloc_chunk(cap * (sizeof(Entry*) + 1) + 16 + 8);
+  return entry_bytes_ + leaves_ * malloc_chunk(sizeof(Leaf)) + inners_ * malloc_chunk(sizeof(Inner)) + index;
+}
+
+// ---- insert ----
+
+bool ZsetTree::insert(std::string_view member, double score) {
+  if (index_.contains(member)) return false;
+  Entry* e = new_entry(member, score);
+  index_.insert(e);
+  tree_insert(e);
+  return true;
+}
+
+void ZsetTree::tree_insert(Entry* e) {
+  if (root_ == nullptr) root_ = new_leaf();
+  if (Node* split = insert_into(root_, e)) {
+    Inner* top = new_inner();
+    put_child(top, 0, root_);
+    put_child(top, 1, split);
+    root_ = top;
+  }
+}
+
+// Inserts e under node; returns the new right sibling when node split.
+ZsetTree::Node* ZsetTree::insert_into(Node* node, Entry* e) {
+  auto before = before_key(e->score, e->member());
+  if (node->leaf) {
+    auto* leaf = static_cast<Leaf*>(node);
+    std::size_t pos = items_before(leaf, before);
+    if (leaf->size < leaf_cap) {
+      open_slot(leaf, pos);
+      leaf->items[pos] = e;
+      return nullptr;
+    }
+    Leaf* right = new_leaf();
+    // Appending at the right edge (rising scores: timestamps, counters) or
+    // prepending at the left keeps this leaf full; else split in halves.
+    std::size_t keep = leaf_cap / 2;
+    if (pos == leaf_cap && leaf->next == nullptr) keep = leaf_cap;
+    if (pos == 0 && leaf->prev == nullptr) keep = 1;
+    shift_right(leaf, right, leaf_cap - keep);
+    right->prev = leaf;
+    right->next = leaf->next;
+    if (leaf->next != nullptr) leaf->next->prev = right;
+    leaf->next = right;
+    Leaf* into = pos <= keep && keep < leaf_cap ? leaf : right;
+    std::size_t at = into == leaf ? pos : pos - keep;
+    open_slot(into, at);
+    into->items[at] = e;
+    return right;
+  }
+  auto* in = static_cast<Inner*>(node);
+  std::size_t i = child_holding(in, before);
+  Node* split = insert_into(in->children[i], e);
+  ++in->counts[i];
+  refresh_min(in, i);
+  if (split == nullptr) return nullptr;
+  in->counts[i] -= subtree_count(split);
+  if (in->size < inner_cap) {
+    put_child(in, i + 1, split);
+    return nullptr;
+  }
+  Inner* right = new_inner();
+  shift_right(in, right, inner_cap / 2);
+  if (i + 1 <= in->size) put_child(in, i + 1, split); else put_child(right, i + 1 - in->size, split);
+  return right;
+}
+
+// ---- erase ----
+
+bool ZsetTree::erase(std::string_view member) {
+  auto it = index_.find(member);
+  if (it == index_.end()) return false;
+  Entry* e = *it;
+  Entry* out[leaf_cap];
+  tree_erase_run(*rank_of(member), 1, out);
+  assert(out[0] == e);
+  index_.erase(it);
+  free_entry(e);
+  shrink_index();
+  return true;
+}
+
+bool ZsetTree::update_score(std::string_view member, double score) {
+  assert(!std::isnan(score));
+  auto it = index_.find(member);
+  if (it == index_.end()) return false;
+  Entry* e = *it;
+  if (e->score == score) return true;  // as Redis: an equal score (0.0 for -0.0) changes nothing
+  Entry* out[leaf_cap];
+  tree_erase_run(*rank_of(member), 1, out);
+  e->score = score;
+  tree_insert(e);
+  return true;
+}
+
+std::size_t ZsetTree::erase_range_by_rank(std::size_t start, std::size_t stop) {
+  if (start >= size() || start > stop) return 0;
+  std::size_t n = std::min(stop, size() - 1) - start + 1;
+  Entry* out[leaf_cap];
+  for (std::size_t removed = 0; removed < n;) {
+    std::size_t k = tree_erase_run(start, n - removed, out);
+    for (std::size_t j = 0; j < k; ++j) {
+      index_.erase(out[j]);
+      free_entry(out[j]);
+    }
+    removed += k;
+  }
+  shrink_index();
+  return n;
+}
+
+std::optional<std::pair<std::string, double>> ZsetTree::pop_min() { return pop_at(0); }
+std::optional<std::pair<std::string, double>> ZsetTree::pop_max() { return empty() ? std::nullopt : pop_at(size() - 1); }
+
+std::optional<std::pair<std::string, double>> ZsetTree::pop_at(std::size_t rank) {
+  if (empty()) return std::nullopt;
+  Entry* out[leaf_cap];
+  tree_erase_run(rank, 1, out);
+  std::pair<std::string, double> popped{std::string(out[0]->member()), out[0]->score};
+  index_.erase(out[0]);
+  free_entry(out[0]);
+  shrink_index();
+  return popped;
+}
+
+// Takes up to n entries from `rank` on, within one leaf, into out (the index
+// and the entries are the caller's); returns how many.
+std::size_t ZsetTree::tree_erase_run(std::size_t rank, std::size_t n, Entry** out) {
+  std::size_t k = erase_run(root_, rank, n, out);
+  while (!root_->leaf && root_->size == 1) {
+    Node* only = static_cast<Inner*>(root_)->children[0];
+    free_node(root_);
+    root_ = only;
+  }
+  if (root_->leaf && root_->size == 0) {
+    free_node(root_);
+    root_ = nullptr;
+  }
+  return k;
+}
+
+// abseil's table never shrinks by itself: give back its slots when it is
+// under 1/8 full (as Redis's dict does under 1/10), all of them when empty.
+void ZsetTree::shrink_index() {
+  if (index_.empty()) {
+    Index().swap(index_);
+  } else if (index_.capacity() > 64 && index_.size() * 8 < index_.capacity()) {
+    index_.rehash(0);
+  }
+}
+
+std::size_t ZsetTree::erase_run(Node* node, std::size_t rank, std::size_t n, Entry** out) {
+  if (node->leaf) {
+    auto* leaf = static_cast<Leaf*>(node);
+    std::size_t k = std::min<std::size_t>(n, leaf->size - rank);
+    std::copy_n(leaf->items + rank, k, out);
+    std::copy(leaf->items + rank + k, leaf->items + leaf->size, leaf->items + rank);
+    leaf->size = static_cast<std::uint16_t>(leaf->size - k);
+    return k;
+  }
+  auto* in = static_cast<Inner*>(node);
+  std::size_t i = 0;
+  while (rank >= in->counts[i]) rank -= in->counts[i++];
+  std::size_t k = erase_run(in->children[i], rank, n, out);
+  in->counts[i] -= k;
+  if (in->children[i]->size < capacity_of(in->children[i]) / 2) rebalance(in, i); else refresh_min(in, i);
+  return k;
+}
+
+// Child i fell under half full: merge it with a sibling if both fit in one
+// node, else share their slots evenly. The parent has at least two children.
+void ZsetTree::rebalance(Inner* parent, std::size_t i) {
+  std::size_t l = i + 1 < parent->size ? i : i - 1;
+  Node* a = parent->children[l];
+  Node* b = parent->children[l + 1];
+  std::size_t total = std::size_t{a->size} + b->size;
+  if (total <= capacity_of(a)) {
+    if (a->leaf) {
+      auto* la = static_cast<Leaf*>(a);
+      auto* lb = static_cast<Leaf*>(b);
+      shift_left(la, lb, lb->size);
+      la->next = lb->next;
+      if (lb->next != nullptr) lb->next->prev = la;
+    } else {
+      shift_left(static_cast<Inner*>(a), static_cast<Inner*>(b), b->size);
+    }
+    parent->counts[l] += parent->counts[l + 1];
+    free_node(b);
+    close_slot(parent, l + 1);
+    refresh_min(parent, l);
+    return;
+  }
+  std::size_t want = total / 2;
+  auto share = [&](auto* x, auto* y) {
+    if (x->size < want) shift_left(x, y, want - x->size); else shift_right(x, y, x->size - want);
+  };
+  if (a->leaf) share(static_cast<Leaf*>(a), static_cast<Leaf*>(b));
+  else share(static_cast<Inner*>(a), static_cast<Inner*>(b));
+  parent->counts[l] = subtree_count(a);
+  parent->counts[l + 1] = subtree_count(b);
+  refresh_min(parent, l);
+  refresh_min(parent, l + 1);
+}
+
+// ---- reads ----
+
+std::optional<double> ZsetTree::score_of(std::string_view member) const {
+  auto it = index_.find(member);
+  if (it == index_.end()) return std::nullopt;
+  return (*it)->score;
+}
+
+// Goes down to the leaf that holds the entry (the last child whose min key is
+// <= it), then finds it there by pointer: no entry read in the leaf.
+std::optional<std::size_t> ZsetTree::rank_of(std::string_view member) const {
+  auto it = index_.find(member);
+  if (it == index_.end()) return std::nullopt;
+  const Entry* e = *it;
+  auto not_after = [e](double s, const Entry* x) {
+    return s < e->score || (s == e->score && (x == e || x->member() < e->member()));
+  };
+  std::size_t rank = 0;
+  const Node* node = root_;
+  while (!node->leaf) {
+    const auto* in = static_cast<const Inner*>(node);
+    std::size_t i = child_holding(in, not_after);
+    for (std::size_t j = 0; j < i; ++j) rank += in->counts[j];
+    node = in->children[i];
+  }
+  const auto* leaf = static_cast<const Leaf*>(node);
+  return rank + static_cast<std::size_t>(std::find(leaf->items, leaf->items + leaf->size, e) - leaf->items);
+}
+
+ZsetTree::Cursor ZsetTree::locate(std::size_t rank) const noexcept {
+  assert(rank < size());
+  const Node* node = root_;
+  while (!node->leaf) {
+    const auto* in = static_cast<const Inner*>(node);
+    std::size_t i = 0;
+    while (rank >= in->counts[i]) rank -= in->counts[i++];
+    node = in->children[i];
+  }
+  return {static_cast<const Leaf*>(node), rank};
+}
+
+ZsetTree::Element ZsetTree::select(std::size_t rank) const noexcept {
+  Cursor c = locate(rank);
+  const Entry* e = c.leaf->items[c.pos];
+  return {e->member(), e->score};
+}
+
+// How many elements satisfy `before` (true for a prefix of the order).
+template <class Before>
+std::size_t ZsetTree::count_before(Before before) const {
+  if (root_ == nullptr) return 0;
+  std::size_t rank = 0;
+  const Node* node = root_;
+  while (!node->leaf) {
+    const auto* in = static_cast<const Inner*>(node);
+    std::size_t i = child_holding(in, before);
+    for (std::size_t j = 0; j < i; ++j) rank += in->counts[j];
+    node = in->children[i];
+  }
+  return rank + items_before(static_cast<const Leaf*>(node), before);
+}
+
+std::size_t ZsetTree::first_rank_with_score(double x, bool exclusive) const {
+  if (exclusive) return count_before([x](double s, const Entry*) { return s <= x; });
+  return count_before([x](double s, const Entry*) { return s < x; });
+}
+
+std::optional<std::size_t> ZsetTree::last_rank_with_score(double x, bool exclusive) const {
+  std::size_t n = first_rank_with_score(x, !exclusive);  // elements <= x (< x)
+  if (n == 0) return std::nullopt;
+  return n - 1;
+}
+
+std::size_t ZsetTree::first_rank_with_key(double score, std::string_view member, bool exclusive) const {
+  if (!exclusive) return count_before(before_key(score, member));
+  return count_before([score, member](double s, const Entry* x) {
+    return s < score || (s == score && x->member() <= member);
+  });
+}
+
+std::optional<std::size_t> ZsetTree::last_rank_with_key(double score, std::string_view member,
+                                                        bool exclusive) const {
+  std::size_t n = first_rank_with_key(score, member, !exclusive);
+  if (n == 0) return std::nullopt;
+  return n - 1;
+}
+
+// ---- invariants ----
+
+namespace {
+
+struct InvariantWalk {
+  std::vector<const ZsetLeaf*> leaves;
+  std::size_t leaf_depth = SIZE_MAX;
+  std::string error;
+
+  std::size_t walk(const ZsetNode* node, std::size_t depth, bool root) {
+    if (node->size > capacity_of(node)) error = "a node over capacity";
+    if (!root && node->size == 0) error = "an empty node under the root";
+    if (node->leaf) {
+      if (leaf_depth != SIZE_MAX && leaf_depth != depth) error = "leaves at different depths";
+      leaf_depth = depth;
+      leaves.push_back(static_cast<const ZsetLeaf*>(node));
+      return node->size;
+    }
+    const auto* in = static_cast<const ZsetInner*>(node);
+    if (root && in->size < 2) error = "an inner root with one child";
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < in->size; ++i) {
+      std::size_t n = walk(in->children[i], depth + 1, false);
+      if (n != in->counts[i]) error = "a child count that is not its subtree's size";
+      if (n > 0 && in->min_entries[i] != min_of(in->children[i])) error = "a stale min key";
+      if (in->min_scores[i] != in->min_entries[i]->score) error = "a min score unlike its entry's";
+      total += n;
+    }
+    return total;
+  }
+};
+
+}  // namespace
+
+std::string ZsetTree::check_invariants() const {
+  if (root_ == nullptr) return index_.empty() && leaves_ == 0 && inners_ == 0 ? "" : "an empty tree holding memory";
+  InvariantWalk w;
+  std::size_t n = w.walk(root_, 0, true);
+  if (!w.error.empty()) return w.error;
+  if (n != index_.size()) return "tree and index sizes differ";
+  if (w.leaves.size() != leaves_) return "a wrong leaf count";
+  const Entry* prev = nullptr;
+  for (std::size_t i = 0; i < w.leaves.size(); ++i) {
+    const Leaf* leaf = w.leaves[i];
+    if (leaf->prev != (i == 0 ? nullptr : w.leaves[i - 1])) return "a broken prev link";
+    if (leaf->next != (i + 1 == w.leaves.size() ? nullptr : w.leaves[i + 1])) return "a broken next link";
+    for (std::size_t j = 0; j < leaf->size; ++j) {
+      const Entry* e = leaf->items[j];
+      if (prev != nullptr && !before_key(e->score, e->member())(prev->score, prev)) return "keys out of order";
+      auto it = index_.find(e->member());
+      if (it == index_.end() || *it != e) return "an entry the index does not hold";
+      prev = e;
+    }
+  }
+  return "";
+}
+
+}  // namespace duet::kv
