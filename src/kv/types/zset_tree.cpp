@@ -192,7 +192,7 @@ void ZsetTree::free_subtree(Node* node) noexcept {
 void ZsetTree::clear() noexcept {
   if (root_ != nullptr) free_subtree(root_);
   root_ = nullptr;
-  Index().swap(index_);  // clear() would keep a large table's slots
+  index_.clear();
 }
 
 void ZsetTree::swap(ZsetTree& other) noexcept {
@@ -204,17 +204,95 @@ void ZsetTree::swap(ZsetTree& other) noexcept {
 }
 
 std::size_t ZsetTree::memory_bytes() const noexcept {
-  // abseil's table: a control byte and a slot per capacity, 16 cloned control
-  // bytes and a word of bookkeeping, in one allocation.
   std::size_t cap = index_.capacity();
-  std::size_t index = cap == 0 ? 0 : malloc_chunk(cap * (sizeof(Entry*) + 1) + 16 + 8);
+  std::size_t index = cap == 0 ? 0 : malloc_chunk(cap * sizeof(std::uint64_t));
   return entry_bytes_ + leaves_ * malloc_chunk(sizeof(Leaf)) + inners_ * malloc_chunk(sizeof(Inner)) + index;
 }
+
+// ---- the index ----
+
+namespace detail {
+namespace {
+
+constexpr std::uint64_t pointer_bits = (std::uint64_t{1} << 48) - 1;
+
+std::uint64_t tag_of(std::size_t hash) noexcept { return static_cast<std::uint64_t>(hash) << 48; }
+ZsetEntry* entry_of(std::uint64_t slot) noexcept { return reinterpret_cast<ZsetEntry*>(slot & pointer_bits); }
+
+}  // namespace
+
+ZsetEntry* ZsetIndex::find(std::string_view member) const noexcept {
+  if (size_ == 0) return nullptr;
+  std::size_t hash = key_hash(member);
+  std::uint64_t tag = tag_of(hash);
+  for (std::size_t i = home(hash); slots_[i] != 0; i = next(i)) {
+    if ((slots_[i] & ~pointer_bits) == tag && key_equal(entry_of(slots_[i])->member(), member)) {
+      return entry_of(slots_[i]);
+    }
+  }
+  return nullptr;
+}
+
+void ZsetIndex::place(std::uint64_t slot, std::size_t hash) noexcept {
+  std::size_t i = home(hash);
+  while (slots_[i] != 0) i = next(i);
+  slots_[i] = slot;
+}
+
+void ZsetIndex::insert(ZsetEntry* e) {
+  auto bits = reinterpret_cast<std::uintptr_t>(e);
+  assert((bits & ~pointer_bits) == 0);
+  if ((size_ + 1) * 5 > capacity_ * 4) resize(std::max<std::size_t>(16, capacity_ + capacity_ / 2));
+  std::size_t hash = key_hash(e->member());
+  place(tag_of(hash) | bits, hash);
+  ++size_;
+}
+
+void ZsetIndex::erase(const ZsetEntry* e) noexcept {
+  std::size_t hole = home(key_hash(e->member()));
+  while (entry_of(slots_[hole]) != e) hole = next(hole);
+  // Backward shift: a later slot of the run moves into the hole unless its
+  // home lies cyclically in (hole, j] — it would then sit before its home.
+  for (std::size_t j = next(hole); slots_[j] != 0; j = next(j)) {
+    std::size_t h = home(key_hash(entry_of(slots_[j])->member()));
+    bool stays = hole <= j ? (hole < h && h <= j) : (hole < h || h <= j);
+    if (stays) continue;
+    slots_[hole] = slots_[j];
+    hole = j;
+  }
+  slots_[hole] = 0;
+  if (--size_ == 0) {
+    clear();
+  } else if (capacity_ > 64 && size_ * 8 < capacity_) {
+    resize(size_ * 2);  // as Redis's dict under 1/10 full; half full after
+  }
+}
+
+void ZsetIndex::resize(std::size_t capacity) {
+  std::uint64_t* old = slots_;
+  std::size_t old_capacity = capacity_;
+  slots_ = CountingAllocator<std::uint64_t>{}.allocate(capacity);
+  std::fill_n(slots_, capacity, 0);
+  capacity_ = capacity;
+  for (std::size_t i = 0; i < old_capacity; ++i) {
+    if (old[i] != 0) place(old[i], key_hash(entry_of(old[i])->member()));
+  }
+  if (old != nullptr) CountingAllocator<std::uint64_t>{}.deallocate(old, old_capacity);
+}
+
+void ZsetIndex::clear() noexcept {
+  if (slots_ != nullptr) CountingAllocator<std::uint64_t>{}.deallocate(slots_, capacity_);
+  slots_ = nullptr;
+  capacity_ = 0;
+  size_ = 0;
+}
+
+}  // namespace detail
 
 // ---- insert ----
 
 bool ZsetTree::insert(std::string_view member, double score) {
-  if (index_.contains(member)) return false;
+  if (index_.find(member) != nullptr) return false;
   Entry* e = new_entry(member, score);
   index_.insert(e);
   tree_insert(e);
@@ -279,23 +357,20 @@ ZsetTree::Node* ZsetTree::insert_into(Node* node, Entry* e) {
 // ---- erase ----
 
 bool ZsetTree::erase(std::string_view member) {
-  auto it = index_.find(member);
-  if (it == index_.end()) return false;
-  Entry* e = *it;
+  Entry* e = index_.find(member);
+  if (e == nullptr) return false;
   Entry* out[leaf_cap];
   tree_erase_run(*rank_of(member), 1, out);
   assert(out[0] == e);
-  index_.erase(it);
+  index_.erase(e);
   free_entry(e);
-  shrink_index();
   return true;
 }
 
 bool ZsetTree::update_score(std::string_view member, double score) {
   assert(!std::isnan(score));
-  auto it = index_.find(member);
-  if (it == index_.end()) return false;
-  Entry* e = *it;
+  Entry* e = index_.find(member);
+  if (e == nullptr) return false;
   if (e->score == score) return true;  // as Redis: an equal score (0.0 for -0.0) changes nothing
   Entry* out[leaf_cap];
   tree_erase_run(*rank_of(member), 1, out);
@@ -316,7 +391,6 @@ std::size_t ZsetTree::erase_range_by_rank(std::size_t start, std::size_t stop) {
     }
     removed += k;
   }
-  shrink_index();
   return n;
 }
 
@@ -330,7 +404,6 @@ std::optional<std::pair<std::string, double>> ZsetTree::pop_at(std::size_t rank)
   std::pair<std::string, double> popped{std::string(out[0]->member()), out[0]->score};
   index_.erase(out[0]);
   free_entry(out[0]);
-  shrink_index();
   return popped;
 }
 
@@ -348,16 +421,6 @@ std::size_t ZsetTree::tree_erase_run(std::size_t rank, std::size_t n, Entry** ou
     root_ = nullptr;
   }
   return k;
-}
-
-// abseil's table never shrinks by itself: give back its slots when it is
-// under 1/8 full (as Redis's dict does under 1/10), all of them when empty.
-void ZsetTree::shrink_index() {
-  if (index_.empty()) {
-    Index().swap(index_);
-  } else if (index_.capacity() > 64 && index_.size() * 8 < index_.capacity()) {
-    index_.rehash(0);
-  }
 }
 
 std::size_t ZsetTree::erase_run(Node* node, std::size_t rank, std::size_t n, Entry** out) {
@@ -416,17 +479,16 @@ void ZsetTree::rebalance(Inner* parent, std::size_t i) {
 // ---- reads ----
 
 std::optional<double> ZsetTree::score_of(std::string_view member) const {
-  auto it = index_.find(member);
-  if (it == index_.end()) return std::nullopt;
-  return (*it)->score;
+  const Entry* e = index_.find(member);
+  if (e == nullptr) return std::nullopt;
+  return e->score;
 }
 
 // Goes down to the leaf that holds the entry (the last child whose min key is
 // <= it), then finds it there by pointer: no entry read in the leaf.
 std::optional<std::size_t> ZsetTree::rank_of(std::string_view member) const {
-  auto it = index_.find(member);
-  if (it == index_.end()) return std::nullopt;
-  const Entry* e = *it;
+  const Entry* e = index_.find(member);
+  if (e == nullptr) return std::nullopt;
   auto not_after = [e](double s, const Entry* x) {
     return s < e->score || (s == e->score && (x == e || x->member() < e->member()));
   };
@@ -549,8 +611,7 @@ std::string ZsetTree::check_invariants() const {
     for (std::size_t j = 0; j < leaf->size; ++j) {
       const Entry* e = leaf->items[j];
       if (prev != nullptr && !before_key(e->score, e->member())(prev->score, prev)) return "keys out of order";
-      auto it = index_.find(e->member());
-      if (it == index_.end() || *it != e) return "an entry the index does not hold";
+      if (index_.find(e->member()) != e) return "an entry the index does not hold";
       prev = e;
     }
   }

@@ -8,12 +8,19 @@
 //   reads back exactly as given. ±inf are valid scores, NaN never is (assert).
 // - Each member's bytes live once, in a ZsetEntry (score, length, bytes in
 //   one allocation). The tree's leaves hold pointers to entries, in order;
-//   the index (absl flat_hash_set of the same pointers, hashed by member)
-//   finds an entry by name in O(1) expected. Inner nodes keep, per child, the
-//   number of elements under it (rank and select in O(log n)) and its
-//   smallest key, with the score copied inline so a descent reads another
-//   entry only on a score tie. Measured per member (1M members of 10–20
-//   bytes, docs/BENCHMARKS.md): entry ~39 B, leaf slot ~11 B, index ~14–19 B.
+//   the index (ZsetIndex: an open-addressing table of the same pointers,
+//   hashed by member) finds an entry by name in O(1) expected. Inner nodes
+//   keep, per child, the number of elements under it (rank and select in
+//   O(log n)) and its smallest key, with the score copied inline so a descent
+//   reads another entry only on a score tie.
+// - Measured per member (1M members of 10–20 bytes, docs/BENCHMARKS.md):
+//   entry ~39 B, leaf slot ~13 B (leaves ~2/3 full), index ~11 B: 63.5 B in
+//   all, 0.58x Redis's 110 B (MEMORY USAGE). A skiplist node carries a
+//   backward pointer and ~1.33 (forward, span) levels beside the member's
+//   sds and the dict's entry and bucket; here a member pays its bytes once
+//   and one pointer in each structure, and a leaf's 60 pointers share one
+//   header.
+// - Memory exhaustion (bad_alloc) in the middle of a change is not undone.
 // - Ranks are 0-based, ascending. An Element's member view and any pointer
 //   into the tree stay valid until the next change to the tree.
 // - memory_bytes() is kept as counters (entries' malloc chunks, node counts,
@@ -36,8 +43,6 @@
 #include <string_view>
 #include <type_traits>
 #include <utility>
-
-#include <absl/container/flat_hash_set.h>
 
 #include "kv/detail/counting_allocator.hpp"
 #include "kv/detail/key_hash.hpp"
@@ -86,17 +91,45 @@ struct ZsetInner : ZsetNode {
   ZsetNode* children[zset_inner_capacity];
 };
 
-struct ZsetEntryHash {
-  using is_transparent = void;
-  std::size_t operator()(std::string_view m) const noexcept { return key_hash(m); }
-  std::size_t operator()(const ZsetEntry* e) const noexcept { return key_hash(e->member()); }
-};
-struct ZsetEntryEq {
-  using is_transparent = void;
-  static std::string_view view(std::string_view m) noexcept { return m; }
-  static std::string_view view(const ZsetEntry* e) noexcept { return e->member(); }
-  template <class A, class B>
-  bool operator()(const A& a, const B& b) const noexcept { return view(a) == view(b); }
+// The index by member: open addressing with linear probing over one array of
+// 8-byte slots, each an entry's pointer with 16 bits of its member's hash in
+// the top bits (user-space pointers fit in 48 bits on x86-64 and aarch64), so
+// a probe reads an entry only when the tags match. Any capacity (the home
+// slot is a multiply-shift of the hash, not a mask), filled to at most 4/5
+// and grown by half: 8/0.53..8/0.8 = 10..15 bytes a member, where abseil's
+// power-of-two table at 7/8 held 1M members in 2^21 slots of 9 bytes (19 B).
+// Erase shifts the run back (no tombstones); under 1/8 full it shrinks.
+class ZsetIndex {
+ public:
+  ZsetIndex() noexcept = default;
+  ZsetIndex(const ZsetIndex&) = delete;
+  ZsetIndex& operator=(const ZsetIndex&) = delete;
+  ~ZsetIndex() { clear(); }
+
+  [[nodiscard]] ZsetEntry* find(std::string_view member) const noexcept;
+  void insert(ZsetEntry* e);            // e's member is absent
+  void erase(const ZsetEntry* e) noexcept;  // e is present
+  void clear() noexcept;
+  void swap(ZsetIndex& other) noexcept {
+    std::swap(slots_, other.slots_);
+    std::swap(capacity_, other.capacity_);
+    std::swap(size_, other.size_);
+  }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool empty() const noexcept { return size_ == 0; }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+
+ private:
+  [[nodiscard]] std::size_t home(std::size_t hash) const noexcept {
+    return static_cast<std::size_t>((static_cast<KeyHashWide>(hash) * capacity_) >> 64);
+  }
+  [[nodiscard]] std::size_t next(std::size_t i) const noexcept { return i + 1 == capacity_ ? 0 : i + 1; }
+  void place(std::uint64_t slot, std::size_t hash) noexcept;
+  void resize(std::size_t capacity);
+
+  std::uint64_t* slots_ = nullptr;
+  std::size_t capacity_ = 0;
+  std::size_t size_ = 0;
 };
 
 }  // namespace detail
@@ -165,8 +198,7 @@ class ZsetTree {
   using Node = detail::ZsetNode;
   using Leaf = detail::ZsetLeaf;
   using Inner = detail::ZsetInner;
-  using Index = absl::flat_hash_set<Entry*, detail::ZsetEntryHash, detail::ZsetEntryEq,
-                                    detail::CountingAllocator<Entry*>>;
+  using Index = detail::ZsetIndex;
   struct Cursor {
     const Leaf* leaf;
     std::size_t pos;
@@ -183,7 +215,6 @@ class ZsetTree {
   std::size_t erase_run(Node* node, std::size_t rank, std::size_t n, Entry** out);
   void rebalance(Inner* parent, std::size_t i);
   std::optional<std::pair<std::string, double>> pop_at(std::size_t rank);
-  void shrink_index();
   Leaf* new_leaf();
   Inner* new_inner();
   void free_node(Node* node) noexcept;
