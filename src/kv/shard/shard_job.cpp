@@ -99,8 +99,12 @@ void ShardJob::at_part(LoopMessage* msg) noexcept {
       flush_keyspace_events(here.state());
       [[fallthrough]];
     case Part::Op::release:
+      // The job's pushes serve blocked clients while its gate is still held:
+      // a release hands the gate to the next job at once, which copies the
+      // keys it needs (GatherJob), so a serve after it would pop behind that
+      // copy's back and the element would be handed out twice.
+      if (job.parent_ == nullptr && here.state().store().has_ready()) serve_blocked(here.state(), job.now_);
       if (job.parent_ == nullptr) here.gate().release(p);
-      if (job.parent_ == nullptr && here.state().store().has_ready()) serve_blocked(here.state(), job.now_);  // the job's pushes, whole
       job.drop_ref(false);
       return;
   }
@@ -174,8 +178,8 @@ void ShardJob::end_part(Part& p, bool apply) {
   p.released = true;
   if (p.shard == origin_->index()) {
     if (apply) apply_part(*origin_, p);
+    if (parent_ == nullptr && origin_->state().store().has_ready()) serve_blocked(origin_->state(), now_);  // gate held: as at_part
     if (parent_ == nullptr) origin_->gate().release(p);  // inside a transaction the gate is the parent's
-    if (parent_ == nullptr && origin_->state().store().has_ready()) serve_blocked(origin_->state(), now_);
     return;
   }
   p.op = apply ? Part::Op::apply : Part::Op::release;
