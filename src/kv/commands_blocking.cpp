@@ -78,6 +78,7 @@ void blocking_move(CommandContext& ctx, ListEnd from, ListEnd to, std::string_vi
   Entry* src = ctx.db().find(ctx.argv[1], ctx.now);
   if (!detail::check_type(ctx, src, ValueType::list)) return;
   if (src != nullptr) {
+    if (ctx.client.block != nullptr && ctx.client.block->ready_only) [[unlikely]] return ctx.reply.simple("READY");
     const std::string_view move[] = {"lmove", ctx.argv[1], ctx.argv[2], from == ListEnd::head ? "left" : "right",
                                      to == ListEnd::head ? "left" : "right"};
     std::string out;

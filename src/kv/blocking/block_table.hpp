@@ -84,6 +84,10 @@ class BlockState {
   // after claim->take(claim_by) (kv/blocking/block_claim.hpp). Not owned.
   BlockClaim* claim = nullptr;
   unsigned char claim_by = 0;
+  // A stand-in for a BLMOVE whose destination lives on another shard: when
+  // its source can serve it, it answers +READY and pops nothing; the
+  // client's shard then moves the element with a job over both shards.
+  bool ready_only = false;
   bool blocked = false;          // in the table
   bool answered = false;         // `reply` waits for the driver
   std::string reply;

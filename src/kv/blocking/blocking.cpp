@@ -98,6 +98,11 @@ void serve_blocked(ServerState& state, std::int64_t now) {
       const Entry* e = db.find(key->name, now);
       if (e == nullptr || e->value.type() != ValueType::list) break;
       table.unblock(*b);
+      if (b->ready_only) [[unlikely]] {
+        Reply(b->reply, b->client().resp).simple("READY");
+        b->finish();
+        break;  // the element stays for that job; the next waiters here are served at the key's next write
+      }
       if (b->claim != nullptr && !b->claim->take(b->claim_by)) {  // served by another shard, or gave up
         b->finish();  // answers nothing; the next waiter gets the element
         continue;

@@ -28,6 +28,15 @@ RemoteBlock* RemoteBlock::start(ShardDispatch& connection, KvShard& origin, std:
   return rb;
 }
 
+RemoteBlock* RemoteBlock::start_ready(ShardDispatch& connection, KvShard& origin, std::size_t target,
+                                      const Command& cmd, std::span<const std::string_view> argv, int db, int resp) {
+  auto* rb = new RemoteBlock(connection, origin, target);
+  rb->client_.block.reset(new BlockState(rb->client_));  // carries ready_only into block_client's state
+  rb->client_.block->ready_only = true;
+  rb->send_there(cmd, argv, db, resp);
+  return rb;
+}
+
 RemoteBlock* RemoteBlock::start_part(MultiBlock& group, KvShard& origin, std::size_t target, const Command& cmd,
                                      std::span<const std::string_view> argv, int db, int resp, BlockClaim& claim) {
   auto* rb = new RemoteBlock(group.connection(), origin, target);

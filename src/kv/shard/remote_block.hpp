@@ -58,6 +58,12 @@ class RemoteBlock final : GateWaiter {
   // One part of a MultiBlock: `argv` names this shard's keys only; the
   // stand-in pops only once it wins `claim`, and the answer (empty when it
   // lost or was orphaned) goes to `group`, not to the connection.
+  // BLMOVE whose destination lives on another shard: the stand-in blocks on
+  // the source and answers source_ready (pops nothing) once it could be
+  // served; the connection then moves the element with a job.
+  static RemoteBlock* start_ready(ShardDispatch& connection, KvShard& origin, std::size_t target, const Command& cmd,
+                                  std::span<const std::string_view> argv, int db, int resp);
+  static constexpr std::string_view source_ready = "+READY\r\n";
   static RemoteBlock* start_part(MultiBlock& group, KvShard& origin, std::size_t target, const Command& cmd,
                                  std::span<const std::string_view> argv, int db, int resp, BlockClaim& claim);
   RemoteBlock(const RemoteBlock&) = delete;

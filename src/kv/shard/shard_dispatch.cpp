@@ -6,8 +6,6 @@
 #include <algorithm>
 #include <memory>
 
-#include "kv/blocking/block_table.hpp"
-#include "kv/blocking/blocking.hpp"
 #include "kv/command_table.hpp"
 #include "kv/shard/key_shard.hpp"
 #include "kv/shard/kv_cluster.hpp"
@@ -111,8 +109,9 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
   }
   std::size_t single = shard_.index();
   if (cmd.route == ShardRoute::blocking) [[unlikely]] {
-    // BLPOP ...: blocks where its keys are; over several shards, first a
-    // job that cannot block, then (on_job) a MultiBlock if it found nothing.
+    // BLPOP ...: blocks where its keys are; over several shards, first a job
+    // that cannot block, then (on_job) it blocks if that found nothing
+    // (shard_dispatch_blocking.cpp).
     if (blocking_target(shard_, cmd, argv, single)) {
       if (single == shard_.index() && runs_here(false)) return false;  // the handler, as the client itself
       block_remote(cmd, argv, single);
@@ -131,7 +130,7 @@ bool ShardDispatch::takes(const Command& cmd, std::span<const std::string_view> 
     Hole& due = holes_.emplace_back(quiet_);
     due.at = held_.size();
     due.job = job.get();
-    if (cmd.route == ShardRoute::blocking && pops_from_any_key(cmd)) [[unlikely]] {
+    if (cmd.route == ShardRoute::blocking) [[unlikely]] {  // over several shards: blocks if the job finds nothing
       due.blocks_if_empty = &cmd;
       due.block_argv = std::make_unique<Args>();
       due.block_argv->assign(argv);
@@ -166,64 +165,6 @@ void ShardDispatch::queue_remote(const Command& cmd, std::span<const std::string
   due.count = 1;
   batch->add_hole();
   ++pending_;
-}
-
-// The session waits as a blocked client (its timeout, its kept input), with
-// a hole for the one answer the keys' shard sends.
-void ShardDispatch::block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target) {
-  Hole& due = holes_.emplace_back(quiet_);
-  due.at = held_.size();
-  ++pending_;
-  due.block = RemoteBlock::start(*this, shard_, target, cmd, argv, client_.db, client_.resp);
-  wait_as_blocked(cmd, argv, due.block, [](void* rb, bool error) { static_cast<RemoteBlock*>(rb)->cancel(error); });
-}
-
-// The connection is a blocked client whose answer comes from elsewhere: its
-// timeout (or CLIENT UNBLOCK) calls `cancel` on `remote`.
-void ShardDispatch::wait_as_blocked(const Command& cmd, std::span<const std::string_view> argv, void* remote,
-                                    void (*cancel)(void* remote, bool error)) {
-  if (client_.block == nullptr) client_.block.reset(new BlockState(client_));
-  BlockState& b = *client_.block;
-  b.request = BlockRequest{};  // a marker: the request lives on the keys' shards
-  // The keys' shard answers a bad timeout; here it only bounds the wait.
-  std::int64_t ms = 0;
-  const std::string_view timeout = cmd.numkeys_at > 0 ? argv[1] : argv.back();
-  b.deadline_ms = parse_timeout_ms(timeout, ms) == TimeoutParse::ok ? deadline_after(shard_.state().now_ms(), ms) : 0;
-  b.remote = remote;
-  b.cancel_remote = cancel;
-  b.blocked = true;
-  b.answered = false;
-}
-
-void ShardDispatch::on_multi_block(MultiBlock& block) {
-  for (Hole& h : holes_) {
-    if (h.multi != &block || h.ready) continue;
-    h.reply = block.take_reply();
-    h.multi = nullptr;
-    h.ready = true;
-    --pending_;
-  }
-  if (BlockState* b = client_.block.get(); b != nullptr && b->remote == &block) {
-    b->remote = nullptr;
-    b->cancel_remote = nullptr;
-    b->finish();
-  }
-  wake();
-}
-
-void ShardDispatch::on_block(RemoteBlock& block) {
-  for (Hole& h : holes_) {
-    if (h.block != &block || h.ready) continue;
-    h.reply = block.take_reply();
-    h.ready = true;
-    --pending_;
-  }
-  if (BlockState* b = client_.block.get(); b != nullptr && b->remote == &block) {
-    b->remote = nullptr;
-    b->cancel_remote = nullptr;
-    b->finish();  // the session collects the hole (Session::collect_pushes)
-  }
-  wake();
 }
 
 std::string& ShardDispatch::sink(std::string& out) { return holes_.empty() ? out : held_; }
@@ -284,10 +225,7 @@ void ShardDispatch::on_job(ShardJob& job, std::string reply) {
   for (Hole& h : holes_) {
     if (h.job != &job) continue;
     h.job = nullptr;
-    if (h.blocks_if_empty != nullptr && (reply == "*-1\r\n" || reply == "_\r\n")) [[unlikely]] {
-      block_on_shards(h);  // found nothing: a timeout's answer, unless it blocks
-      continue;
-    }
+    if (h.blocks_if_empty != nullptr && after_blocking_job(h, reply)) [[unlikely]] continue;  // blocks (again)
     h.reply = std::move(reply);
     h.ready = true;
     --pending_;
@@ -295,18 +233,6 @@ void ShardDispatch::on_job(ShardJob& job, std::string reply) {
   jobs_.erase(std::find(jobs_.begin(), jobs_.end(), &job));
   if (jobs_.empty()) write_job_ = false;
   wake();
-}
-
-// BLPOP a b 0 with a and b on two shards found both empty (the job): it
-// now waits on both (kv/shard/multi_block.hpp); the hole stays due.
-void ShardDispatch::block_on_shards(Hole& h) {
-  std::vector<std::string_view> argv;
-  h.block_argv->views(argv);
-  const Command& cmd = *h.blocks_if_empty;
-  h.blocks_if_empty = nullptr;
-  h.multi = MultiBlock::start(*this, shard_, cmd, argv, client_.db, client_.resp);
-  wait_as_blocked(cmd, argv, h.multi, [](void* mb, bool error) { static_cast<MultiBlock*>(mb)->cancel(error); });
-  h.block_argv.reset();
 }
 
 }  // namespace duet::kv

@@ -182,12 +182,21 @@ class ShardDispatch {
     std::size_t head_ = 0;
   };
   enum class Plan : unsigned char { here, remote, job };
+  // A BLMOVE over two shards whose job runs again (move_again): what its
+  // timeout or CLIENT UNBLOCK asked for meanwhile.
+  enum class MoveCancel : unsigned char { none, timeout, error };
+  MoveCancel move_cancel_ = MoveCancel::none;
 
   void queue_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
   void block_remote(const Command& cmd, std::span<const std::string_view> argv, std::size_t target);
   void wait_as_blocked(const Command& cmd, std::span<const std::string_view> argv, void* remote,
                        void (*cancel)(void* remote, bool error));
   void block_on_shards(Hole& h);
+  void block_on_source(Hole& h);
+  void move_again(Hole& h);
+  void end_block(Hole& h, std::string reply);
+  [[nodiscard]] bool after_blocking_job(Hole& h, std::string& reply);
+  static void cancel_remote_block(void* block, bool error);
   void wake() noexcept {
     if (waker_ != nullptr) waker_(waker_context_);
   }

@@ -47,11 +47,11 @@ MULTI_SCRIPTS = [
      (0, ["BLPOP", "k1", "k2", "0"]), (0, ["BLMPOP", "0", "2", "k2", "k1", "RIGHT", "COUNT", "5"]),
      (2, ["EXISTS", "k1", "k2"])],
     # commands sent while blocked run after the answer; BLMOVE and BLMPOP served (BLMOVE's two keys
-    # may live on two shards, where it does not block: docs/KV.md, Differences)
-    [(0, ["BLMOVE", "src", "dst", "RIGHT", "LEFT", "0"], "one_shard"), (0, ["PING"], "one_shard"),
-     (0, ["ECHO", "later"], "one_shard"), (1, ["BLMPOP", "0", "1", "src", "LEFT", "COUNT", "5"]),
-     (2, ["RPUSH", "src", "1", "2", "3"], "one_shard"), (2, ["LRANGE", "dst", "0", "-1"], "one_shard"),
-     (2, ["LRANGE", "src", "0", "-1"], "one_shard")],
+    # may live on two shards)
+    [(0, ["BLMOVE", "src", "dst", "RIGHT", "LEFT", "0"]), (0, ["PING"]),
+     (0, ["ECHO", "later"]), (1, ["BLMPOP", "0", "1", "src", "LEFT", "COUNT", "5"]),
+     (2, ["RPUSH", "src", "1", "2", "3"]), (2, ["LRANGE", "dst", "0", "-1"]),
+     (2, ["LRANGE", "src", "0", "-1"])],
     # commands sent while blocked run after the answer, on one key
     [(0, ["BLPOP", "one", "0"]), (0, ["PING"]), (0, ["ECHO", "later"]), (2, ["RPUSH", "one", "1", "2"]),
      (2, ["LRANGE", "one", "0", "-1"])],
@@ -81,15 +81,15 @@ MULTI_SCRIPTS = [
     [(0, ["BLPOP", "w", "0"]), (1, ["SET", "w", "str"]), (0, ["PING"]), (1, ["DEL", "w"]), (1, ["RPUSH", "w", "x"]),
      (1, ["EXISTS", "w"])],
     # served BLMOVE whose destination is of the wrong type: WRONGTYPE, unblocked, the element stays in the source
-    # ("one_shard": src and dst, src2 and dst live on two shards, where duet answers at once with a null)
-    [(1, ["SET", "dst", "str"]), (0, ["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"], "one_shard"),
-     (1, ["RPUSH", "src", "a"], "one_shard"), (1, ["LRANGE", "src", "0", "-1"]), (0, ["PING"]),
-     (0, ["BRPOPLPUSH", "src2", "dst", "0"], "one_shard"), (1, ["RPUSH", "src2", "b"], "one_shard"),
+    # (src and dst, src2 and dst may live on two shards)
+    [(1, ["SET", "dst", "str"]), (0, ["BLMOVE", "src", "dst", "LEFT", "RIGHT", "0"]),
+     (1, ["RPUSH", "src", "a"]), (1, ["LRANGE", "src", "0", "-1"]), (0, ["PING"]),
+     (0, ["BRPOPLPUSH", "src2", "dst", "0"]), (1, ["RPUSH", "src2", "b"]),
      (1, ["LRANGE", "src2", "0", "-1"]), (2, ["INFO", "clients"], "blocked")],
-    # a BLMOVE onto a key another client waits on serves it in turn ("one_shard": c1 and c2 on two shards);
+    # a BLMOVE onto a key another client waits on serves it in turn (c1 and c2 may live on two shards);
     # a BLMOVE of a list onto itself
-    [(0, ["BLMOVE", "c1", "c2", "LEFT", "LEFT", "0"], "one_shard"), (1, ["BLPOP", "c2", "0"]),
-     (2, ["RPUSH", "c1", "x"], "one_shard"), (2, ["EXISTS", "c1", "c2"], "one_shard"),
+    [(0, ["BLMOVE", "c1", "c2", "LEFT", "LEFT", "0"]), (1, ["BLPOP", "c2", "0"]),
+     (2, ["RPUSH", "c1", "x"]), (2, ["EXISTS", "c1", "c2"]),
      (0, ["BLMOVE", "r", "r", "RIGHT", "LEFT", "0"]), (2, ["RPUSH", "r", "1"]), (2, ["LRANGE", "r", "0", "-1"])],
     # a push and a pop inside one EXEC leave nothing: still blocked; a push in another db does not serve;
     # DEL and FLUSHALL leave it blocked; RENAME of a list onto the key serves it
