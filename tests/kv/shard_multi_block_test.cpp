@@ -448,3 +448,23 @@ TEST_CASE("a job's push serves its blocked clients before the next job may copy 
   }
   CHECK(served > 0);
 }
+
+TEST_CASE("a blmove to another shard that goes after its source said ready leaves the element to the next waiter",
+          "[kv][shard][blocking]") {
+  FakeShards fake(2, 13);
+  const std::string src = fake.key_on(1, "src");
+  const std::string dst = fake.key_on(0, "dst");
+  auto mover = std::make_unique<ShardClient>(fake, 0);
+  mover->send(resp({"BLMOVE", src, dst, "LEFT", "LEFT", "0"}));
+  kvtest::settle(fake, {mover.get()});
+  ShardClient next(fake, 1);
+  next.send(resp({"BLPOP", src, "0"}));
+  kvtest::settle(fake, {mover.get(), &next});
+  REQUIRE(next.session.blocked());
+  ShardClient pusher(fake, 1);
+  pusher.session.feed(resp({"RPUSH", src, "x"}));  // serves the mover first: READY is on its way to shard 0
+  mover.reset();                                   // ... which finds the connection gone
+  kvtest::settle(fake, {&next, &pusher});
+  CHECK(woken_answer(next) == popped(src, "x"));
+  CHECK(range_of(fake, dst) == "*0\r\n");
+}

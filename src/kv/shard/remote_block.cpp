@@ -167,9 +167,30 @@ void RemoteBlock::returned(LoopMessage* msg) noexcept {
     rb.group_->on_answer(rb);  // orphaned or not: the group counts its parts' answers
   } else if (rb.connection_ != nullptr) {
     rb.connection_->on_block(rb);
+  } else if (rb.reply_ == source_ready) {
+    // Told READY, the connection gone: no job will move the element left
+    // for it, so the source's shard serves its next waiters now.
+    rb.there_.run_ = &serve_again;
+    rb.origin_->send(rb.target_, rb.there_);
+    return rb.drop();  // the origin's; serve_again drops the answer's
   }
   rb.drop();  // the answer's
   rb.drop();  // the origin's
+}
+
+// Like the command itself, only once the gate lets a write pass: a job
+// holding it may have copied the source already.
+void RemoteBlock::serve_again(LoopMessage* msg) noexcept {
+  RemoteBlock& rb = *static_cast<Message*>(msg)->self;
+  rb.resume_ = [](GateWaiter* self) noexcept { static_cast<RemoteBlock*>(self)->serve_source(); };
+  if (rb.origin_->cluster().shard(rb.target_).gate().wait(rb)) rb.serve_source();
+}
+
+void RemoteBlock::serve_source() {
+  ServerState& state = origin_->cluster().shard(target_).state();
+  state.store().blocks().signal(client_.db, argv_[1]);
+  serve_blocked(state, state.now_ms());
+  drop();  // the answer's, kept by returned()
 }
 
 void RemoteBlock::drop() noexcept {

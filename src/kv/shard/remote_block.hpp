@@ -93,6 +93,8 @@ class RemoteBlock final : GateWaiter {
   static void resumed(GateWaiter* self) noexcept;
   static void cancelled(LoopMessage* msg) noexcept;
   static void returned(LoopMessage* msg) noexcept;
+  static void serve_again(LoopMessage* msg) noexcept;
+  void serve_source();
 
   ShardDispatch* connection_;  // null once orphaned (origin thread)
   MultiBlock* group_ = nullptr;  // a part's: told of the answer, orphaned or not
