@@ -89,7 +89,8 @@ void ShardDispatch::end_block(Hole& h, std::string reply) {
   h.blocks_if_empty = nullptr;
   h.block_argv.reset();
   --pending_;
-  if (BlockState* b = client_.block.get(); b != nullptr && b->blocked) {
+  BlockState* b = client_.block.get();
+  if (b != nullptr && b->blocked && b->request.kind != BlockRequest::Kind::postpone) {  // not CLIENT PAUSE's
     b->remote = nullptr;
     b->cancel_remote = nullptr;
     b->finish();  // the session collects the hole (Session::collect_pushes)
