@@ -1,14 +1,19 @@
 // The KV server on two threads (--threads 2) end to end, over loopback: what
 // only a sharded server can get wrong. Replies in request order when one
 // pipeline spreads over both shards; SHUTDOWN or a signal seen on either
-// shard stops the whole server; --maxclients counts every shard's clients.
+// shard stops the whole server; --maxclients counts every shard's clients;
+// clients blocked over both shards' keys are served once each.
 // Both executables, both backends (the rest of the e2e suites run with
 // --threads 2 as well: e2e_target.hpp).
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "e2e_support.hpp"
 #include "e2e_target.hpp"
@@ -152,4 +157,46 @@ TEST_CASE("a second server on the port of a running one fails to start instead o
   CHECK(out.find("Address already in use") != std::string::npos);
   Client c(server.port());
   CHECK(c.call(resp({"PING"}), 7) == "+PONG\r\n");
+}
+
+TEST_CASE("clients blocked over keys of both shards are each served exactly once, BLPOP and BLMOVE",
+          "[kv][e2e][threads]") {
+  const Target t = pick_sharded_target();
+  INFO(t.describe());
+  ServerProcess server(t.exe, t.backend, t.args());
+  Client pusher(server.port());
+  // Eight keys land on both shards (the hash is seeded per process: all on
+  // one has odds 1 in 128), so each BLPOP waits on both; of the three
+  // BLMOVE pairs, some usually cross shards.
+  std::vector<std::unique_ptr<Client>> poppers, movers;
+  for (int i = 0; i < 3; ++i) poppers.push_back(std::make_unique<Client>(server.port()));
+  for (int i = 0; i < 3; ++i) movers.push_back(std::make_unique<Client>(server.port()));
+  for (int round = 0; round < 10; ++round) {
+    for (auto& p : poppers) p->send(resp({"BLPOP", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "0"}));
+    for (int j = 0; j < 3; ++j) {
+      movers[j]->send(resp({"BLMOVE", "s" + std::to_string(j), "d" + std::to_string(j), "LEFT", "RIGHT", "0"}));
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));  // all blocked (else served at once: the same)
+    std::string pushes;
+    for (int j = 0; j < 3; ++j) {
+      pushes += resp({"RPUSH", "q" + std::to_string((round + 3 * j) % 8), "E" + std::to_string(j)});
+      pushes += resp({"RPUSH", "s" + std::to_string(j), "M" + std::to_string(j)});
+    }
+    pusher.send(pushes);
+    CHECK(pusher.read_exact(6 * 4) == std::string(":1\r\n").append(":1\r\n").append(":1\r\n").append(":1\r\n")
+                                          .append(":1\r\n").append(":1\r\n"));
+    std::multiset<std::string> popped;
+    for (auto& p : poppers) {
+      const std::string r = p->read_exact(20);  // *2 $2 qN $2 Ej
+      REQUIRE(r.starts_with("*2\r\n$2\r\nq"));
+      popped.insert(r.substr(16, 2));
+    }
+    CHECK(popped == std::multiset<std::string>{"E0", "E1", "E2"});
+    for (int j = 0; j < 3; ++j) CHECK(movers[j]->read_exact(8) == bulk("M" + std::to_string(j)));
+  }
+  CHECK(pusher.call(resp({"EXISTS", "q0", "q1", "q2", "q3", "q4", "q5", "q6", "q7", "s0", "s1", "s2"}), 4) ==
+        ":0\r\n");
+  for (int j = 0; j < 3; ++j) {
+    CHECK(pusher.call(resp({"LLEN", "d" + std::to_string(j)}), 5) == ":10\r\n");
+  }
 }
