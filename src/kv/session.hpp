@@ -109,6 +109,8 @@ class Session {
   [[nodiscard]] const ClientInfo& client() const noexcept { return client_; }
 
  private:
+  // Redis's shared.oomerr (processCommand past maxmemory, noeviction).
+  static constexpr std::string_view oom_error = "OOM command not allowed when used memory > 'maxmemory'.";
   std::size_t run_commands(std::string_view input);
   // A window of commands parsed ahead of running them (session.cpp).
   [[nodiscard]] ParseStatus parse_window(detail::CommandWindow& window, std::string_view input, std::size_t from);
