@@ -67,6 +67,11 @@ class Reply {
   }
   void null() { resp3_ ? out_->append("_\r\n", 3) : out_->append("$-1\r\n", 5); }        // addReplyNull
   void null_array() { resp3_ ? out_->append("_\r\n", 3) : out_->append("*-1\r\n", 5); }  // addReplyNullArray
+  // Whether a whole reply is null_array()'s, in either protocol (a blocking
+  // command's "nothing there" as a timeout answers it).
+  [[nodiscard]] static bool is_null_array(std::string_view reply) noexcept {
+    return reply == "*-1\r\n" || reply == "_\r\n";
+  }
   void array(std::size_t count) { prefixed('*', static_cast<std::int64_t>(count)); }
   void map(std::size_t pairs) {  // then key, value, key, value...
     if (resp3_) return prefixed('%', static_cast<std::int64_t>(pairs));

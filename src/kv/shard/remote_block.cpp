@@ -115,7 +115,7 @@ void RemoteBlock::run_there() {
     client_.block->set_waker([](void* self) noexcept { static_cast<RemoteBlock*>(self)->answer_there(); }, this);
     return;  // served or cancelled later
   }
-  if (seen_ == Cancel::error && (reply_ == "*-1\r\n" || reply_ == "_\r\n")) {  // CLIENT UNBLOCK ... ERROR came first
+  if (seen_ == Cancel::error && Reply::is_null_array(reply_)) {  // CLIENT UNBLOCK ... ERROR came first
     reply_.clear();
     Reply(reply_, client_.resp).error("UNBLOCKED client unblocked via CLIENT UNBLOCK");
   }

@@ -101,7 +101,7 @@ void ShardDispatch::end_block(Hole& h, std::string reply) {
 // when the command blocks (again) or its answer is settled here; false for
 // an answer the hole takes as it is (it did not wait).
 bool ShardDispatch::after_blocking_job(Hole& h, std::string& reply) {
-  const bool empty = reply == "*-1\r\n" || reply == "_\r\n";
+  const bool empty = Reply::is_null_array(reply);
   const BlockState* b = client_.block.get();
   if (b != nullptr && b->blocked && b->remote == this) {  // move_again's job
     if (!empty) {
