@@ -17,16 +17,18 @@
 //   just closed). A cancel may meet the command still queued at the gate:
 //   it then never blocks.
 // - Lifetime: shared by the origin and the messages in flight (an atomic
-//   count); the last of them frees it. Thread rules: start/cancel/orphan and
-//   the answer on the origin's thread; the command, the serve and the cancel
-//   on the keys' shard's.
+//   count; the gate holds one while it queues the command); the last of
+//   them frees it. Thread rules: start/cancel/orphan and the answer on the
+//   origin's thread; the command, the serve, the cancel and serve_again on
+//   the keys' shard's. A part's BlockClaim is the only state both touch.
 // - blocking_target(): the one shard whose keys a blocking command waits on
 //   (BLMOVE's destination counts); false when they span several (the command
-//   then runs as a job that cannot block, and BLPOP BRPOP BLMPOP then
-//   block as a MultiBlock if it found nothing: kv/shard/multi_block.hpp).
-//
+//   then runs as a job that cannot block, and then blocks if it found
+//   nothing: kv/shard/shard_dispatch_blocking.cpp).
 // - start_part(): the same, as one shard's part of a client blocked on keys
-//   of several shards (kv/shard/multi_block.hpp).
+//   of several shards (kv/shard/multi_block.hpp). start_ready(): a BLMOVE to
+//   another shard's list, answered source_ready; if that answer finds the
+//   connection gone, the source's shard serves its next waiter (serve_again).
 //
 //   if (blocking_target(shard, cmd, argv, target)) RemoteBlock::start(dispatch, shard, target, cmd, argv, db, resp);
 #pragma once
