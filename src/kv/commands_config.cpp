@@ -232,6 +232,8 @@ constexpr Param params[] = {
      set_number<&C::zset_max_listpack_value, Unit::integer, 0, long_max>},
     {"zset-max-ziplist-value", get_number<&C::zset_max_listpack_value>,
      set_number<&C::zset_max_listpack_value, Unit::integer, 0, long_max>},
+    {"hll-sparse-max-bytes", get_number<&C::hll_sparse_max_bytes>,
+     set_number<&C::hll_sparse_max_bytes, Unit::memory, 0, long_max>},
 };
 
 const Param* find_param(std::string_view name) {

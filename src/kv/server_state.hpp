@@ -84,6 +84,8 @@ struct ServerConfig {
   std::int64_t set_max_intset_entries = 512;
   std::int64_t zset_max_listpack_entries = 128;
   std::int64_t zset_max_listpack_value = 64;
+  // A HyperLogLog stays sparse up to this many bytes (Redis's default).
+  std::int64_t hll_sparse_max_bytes = 3000;
   // notify-keyspace-events: the NotifyClass bits (kv/notify.hpp); 0 = off.
   std::uint32_t notify_keyspace_events = 0;
 };
