@@ -83,4 +83,27 @@ void ZsetIndex::clear() noexcept {
   size_ = 0;
 }
 
+std::uint64_t ZsetIndex::scan(std::uint64_t cursor, std::size_t count,
+                              absl::FunctionRef<void(const ZsetEntry*)> visit) const {
+  constexpr std::uint64_t space = std::uint64_t{1} << 32;
+  if (size_ == 0 || cursor >= space) return 0;
+  const std::size_t first = home(static_cast<std::size_t>(cursor << 32));
+  const std::size_t end = count < capacity_ - first ? first + std::max<std::size_t>(count, 1) : capacity_;
+  // The smallest 32-bit prefix whose home is at or past `end`: > cursor,
+  // since cursor's home is first < end.
+  const std::uint64_t hi = end == capacity_ ? space : ((static_cast<std::uint64_t>(end) << 32) + capacity_ - 1) / capacity_;
+  // Entries homed in [first, end) sit between it and the first empty slot
+  // after it (wrapping); those from other homes are told apart by hash.
+  for (std::size_t n = 0, pos = first; n < capacity_; ++n, pos = next(pos)) {
+    if (slots_[pos] == 0) {
+      if (first + n >= end) break;
+      continue;
+    }
+    const ZsetEntry* e = entry_of(slots_[pos]);
+    const std::uint64_t h32 = static_cast<std::uint64_t>(key_hash(e->member())) >> 32;
+    if (h32 >= cursor && h32 < hi) visit(e);
+  }
+  return hi == space ? 0 : hi;
+}
+
 }  // namespace duet::kv::detail

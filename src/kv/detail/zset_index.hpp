@@ -18,6 +18,8 @@
 //   if (detail::ZsetEntry* e = index.find("alice")) use(e->score);
 #pragma once
 
+#include <absl/functional/function_ref.h>
+
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -66,6 +68,12 @@ class ZsetIndex {
   void insert(ZsetEntry* e);            // e's member is absent
   void erase(const ZsetEntry* e) noexcept;  // e is present
   void clear() noexcept;
+  // ZSCAN's step: visits every entry whose member's hash has its top 32 bits
+  // in [cursor, next), a stretch of about `count` slots; returns next (0 at
+  // the end). A cursor is a hash value, not a slot, so an entry present for
+  // the whole scan is visited exactly once whatever resizes happen between.
+  std::uint64_t scan(std::uint64_t cursor, std::size_t count,
+                     absl::FunctionRef<void(const ZsetEntry*)> visit) const;
   void swap(ZsetIndex& other) noexcept {
     std::swap(slots_, other.slots_);
     std::swap(capacity_, other.capacity_);

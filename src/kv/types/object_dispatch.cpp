@@ -11,6 +11,7 @@
 #include "kv/types/hash.hpp"
 #include "kv/types/list.hpp"
 #include "kv/types/set.hpp"
+#include "kv/types/zset.hpp"
 #include "kv/value/object.hpp"
 
 namespace duet::kv {
@@ -28,6 +29,7 @@ constexpr bool defines_object_members =
 static_assert(defines_object_members<ListObject>);
 static_assert(defines_object_members<HashObject>);
 static_assert(defines_object_members<SetObject>);
+static_assert(defines_object_members<ZsetObject>);
 
 // Calls f with the object as its module's class.
 template <class F>
@@ -36,8 +38,8 @@ decltype(auto) visit(const Object* o, F&& f) {
     case ValueType::list: return f(static_cast<const ListObject*>(o));
     case ValueType::hash: return f(static_cast<const HashObject*>(o));
     case ValueType::set: return f(static_cast<const SetObject*>(o));
-    case ValueType::string:
-    case ValueType::zset: break;
+    case ValueType::zset: return f(static_cast<const ZsetObject*>(o));
+    case ValueType::string: break;
   }
   std::abort();  // no module makes such an object: the header is corrupt
 }
@@ -70,8 +72,8 @@ void ObjectDeleter::operator()(Object* object) const noexcept {
     case ValueType::list: delete static_cast<ListObject*>(object); return;
     case ValueType::hash: HashObject::destroy(static_cast<HashObject*>(object)); return;
     case ValueType::set: delete static_cast<SetObject*>(object); return;
-    case ValueType::string:
-    case ValueType::zset: break;
+    case ValueType::zset: ZsetObject::destroy(static_cast<ZsetObject*>(object)); return;
+    case ValueType::string: break;
   }
   std::abort();
 }

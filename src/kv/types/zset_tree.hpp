@@ -120,6 +120,15 @@ class ZsetTree {
   [[nodiscard]] std::optional<std::size_t> last_rank_with_key(double score, std::string_view member,
                                                               bool exclusive) const;
 
+  // The same over members alone (a lexicographic range: all scores equal).
+  [[nodiscard]] std::size_t first_rank_with_member(std::string_view member, bool exclusive) const;
+  [[nodiscard]] std::optional<std::size_t> last_rank_with_member(std::string_view member, bool exclusive) const;
+  // ZSCAN over the index (ZsetIndex::scan): visit(member, score).
+  template <class Visit>
+  std::uint64_t scan(std::uint64_t cursor, std::size_t count, Visit&& visit) const {
+    return index_.scan(cursor, count, [&](const Entry* e) { visit(e->member(), e->score); });
+  }
+
   // Removes ranks start..stop inclusive (stop clamped to size() - 1); returns how many.
   std::size_t erase_range_by_rank(std::size_t start, std::size_t stop);
   std::optional<std::pair<std::string, double>> pop_min();

@@ -96,6 +96,19 @@ std::optional<std::size_t> ZsetTree::last_rank_with_key(double score, std::strin
   return n - 1;
 }
 
+// Members alone: a prefix of the order only when the scores are all equal,
+// and then the same ranks Redis's lexicographic descent finds.
+std::size_t ZsetTree::first_rank_with_member(std::string_view member, bool exclusive) const {
+  if (exclusive) return count_before([member](double, const Entry* x) { return x->member() <= member; });
+  return count_before([member](double, const Entry* x) { return x->member() < member; });
+}
+
+std::optional<std::size_t> ZsetTree::last_rank_with_member(std::string_view member, bool exclusive) const {
+  std::size_t n = first_rank_with_member(member, !exclusive);
+  if (n == 0) return std::nullopt;
+  return n - 1;
+}
+
 // ---- invariants ----
 
 namespace {
