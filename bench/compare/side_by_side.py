@@ -26,6 +26,7 @@ import tempfile
 import time
 
 import chart
+import ordered_rows
 import pubsub
 import thread_rows
 import tls_rows
@@ -97,6 +98,7 @@ def workloads(scale, clients):
     out += thread_rows.workloads(scale) if "redis-benchmark" in clients else []
     out += type_workloads(scale) if "types" in clients else []
     out += transaction_workloads(scale) if "multi" in clients else []
+    out += ordered_rows.workloads(scale) if "ordered" in clients else []
     return out + (pubsub.workloads(scale) if "pubsub" in clients else [])
 
 
@@ -416,7 +418,8 @@ def main():
                     help="load generators, comma-separated: redis-benchmark, duet (bench/echo/echo_load --resp), "
                          "pubsub (the pubsub_fanout workloads, bench/echo/pubsub_load), "
                          "types (redis-benchmark's list, set and hash tests), "
-                         "multi (MULTI + 3 commands + EXEC, bench/echo/echo_load --resp multi|multi3)")
+                         "multi (MULTI + 3 commands + EXEC, bench/echo/echo_load --resp multi|multi3), "
+                         "ordered (sorted sets, HyperLogLog, geo: ordered_rows.py)")
     opts = ap.parse_args()
     # Ctrl-C and SIGTERM unwind through the finally blocks that stop the servers.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))

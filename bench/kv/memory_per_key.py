@@ -13,7 +13,9 @@ duet-kv-stackful (--threads 1). Workloads (the targets of issue 25):
   hash5    HSET key f1 v1 ... f5 v5 (small fields)
   set5     SADD key of 5 small integers
   list5    RPUSH key of 5 short elements
-  bighash / bigset / biglist  one key holding --elements elements (per element)
+  zset5    ZADD key of 5 short members with small integer scores (issue 28)
+  bighash / bigset / biglist / bigzset  one key holding --elements elements (per element;
+           bigzset's scores are decimals with 3 places, its members member:<n>)
 Prints one table; ratios are duet / redis.
 """
 import argparse
@@ -111,7 +113,10 @@ def fill(conn, workload, keys, elements):
     elif workload == "list5":
         for i in range(keys):
             add(command("RPUSH", "l:%08d" % i, "aa", "bb", "cc", "dd", "ee"))
-    elif workload in ("bighash", "bigset", "biglist"):
+    elif workload == "zset5":
+        for i in range(keys):
+            add(command("ZADD", "z:%08d" % i, 1, "aa", 2, "bb", 3, "cc", 4, "dd", 5, "ee"))
+    elif workload in ("bighash", "bigset", "biglist", "bigzset"):
         for start in range(0, elements, 100):
             members = range(start, min(start + 100, elements))
             if workload == "bighash":
@@ -121,6 +126,11 @@ def fill(conn, workload, keys, elements):
                 add(command("HSET", "big", *args))
             elif workload == "bigset":
                 add(command("SADD", "big", *["member:%d" % m for m in members]))
+            elif workload == "bigzset":
+                args = []
+                for m in members:
+                    args += ["%.3f" % ((m * 2654435761) % 1_000_000_007 / 1000), "member:%d" % m]
+                add(command("ZADD", "big", *args))
             else:
                 add(command("RPUSH", "big", *["element:%d" % m for m in members]))
     flush()
@@ -154,7 +164,7 @@ def main():
     p.add_argument("--build", default="build")
     p.add_argument("--keys", type=int, default=1_000_000)
     p.add_argument("--elements", type=int, default=1_000_000)
-    p.add_argument("--workloads", default="strings,hash5,set5,list5,bighash,bigset,biglist")
+    p.add_argument("--workloads", default="strings,hash5,set5,list5,zset5,bighash,bigset,biglist,bigzset")
     a = p.parse_args()
     servers = [
         ("redis", ["redis-server", "--port", str(PORT), "--save", "", "--appendonly", "no"]),

@@ -1,6 +1,7 @@
-// BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP (Redis 7.0's t_list.c): a key that
-// holds a list is served at once by the non-blocking command's own handler
-// (and logged as it: LPOP, LMOVE, LPOP key n); else the client blocks
+// BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP (Redis 7.0's t_list.c) and BZPOPMIN
+// BZPOPMAX BZMPOP (t_zset.c): a key that holds a list (a sorted set) is
+// served at once by the non-blocking command's own handler (and logged as
+// it: LPOP, LMOVE, LPOP key n, ZPOPMIN key n); else the client blocks
 // (kv/blocking/blocking.hpp) until a push serves it, its timeout passes or
 // it goes. Inside MULTI (and on a copy of a client) nothing blocks: the
 // command answers as if its timeout had passed.
@@ -134,6 +135,63 @@ void blmpop(CommandContext& ctx) {
   block_client(ctx, std::move(r), deadline);
 }
 
+// BZPOPMIN/BZPOPMAX key [key ...] timeout (blockingGenericZpopCommand):
+// [key, member, score], served by ZPOPMIN's handler and logged as it.
+void blocking_zpop(CommandContext& ctx, bool min) {
+  std::int64_t deadline = 0;
+  if (!parse_timeout(ctx, ctx.argv.back(), deadline)) return;
+  const std::size_t last = ctx.argv.size() - 1;
+  for (std::size_t k = 1; k < last; ++k) {
+    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
+    if (e == nullptr) continue;
+    if (!wins_client(ctx)) return;
+    if (!detail::check_type(ctx, e, ValueType::zset)) return;
+    const std::string_view pop[] = {min ? "zpopmin" : "zpopmax", ctx.argv[k]};
+    std::string flat;  // [member, score]
+    run_instead(ctx, pop, flat);
+    ctx.reply.array(3);
+    ctx.reply.bulk(ctx.argv[k]);
+    ctx.reply.buffer().append(std::string_view(flat).substr(flat.find('\n') + 1));
+    return;
+  }
+  if (!may_block(ctx)) return ctx.reply.null_array();
+  BlockRequest r;
+  r.kind = BlockRequest::Kind::zpop;
+  r.left = min;
+  for (std::size_t k = 1; k < last; ++k) r.keys.emplace_back(ctx.argv[k]);
+  block_client(ctx, std::move(r), deadline);
+}
+
+void bzpopmin(CommandContext& ctx) { blocking_zpop(ctx, true); }
+void bzpopmax(CommandContext& ctx) { blocking_zpop(ctx, false); }
+
+// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
+void bzmpop(CommandContext& ctx) {
+  detail::MpopArgs args;
+  if (!detail::parse_mpop(ctx, 2, "min", "max", args)) return;
+  std::int64_t deadline = 0;
+  if (!parse_timeout(ctx, ctx.argv[1], deadline)) return;
+  for (std::size_t k = args.first_key; k < args.where_at; ++k) {
+    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
+    if (e == nullptr) continue;
+    if (!wins_client(ctx)) return;
+    if (!detail::check_type(ctx, e, ValueType::zset)) return;
+    std::vector<std::string_view> zmpop{"zmpop"};
+    zmpop.insert(zmpop.end(), ctx.argv.begin() + 2, ctx.argv.end());
+    std::string out;
+    run_instead(ctx, zmpop, out);
+    ctx.reply.buffer().append(out);
+    return;
+  }
+  if (!may_block(ctx)) return ctx.reply.null_array();
+  BlockRequest r;
+  r.kind = BlockRequest::Kind::zmpop;
+  r.left = args.first_end;
+  r.count = args.count;
+  for (std::size_t k = args.first_key; k < args.where_at; ++k) r.keys.emplace_back(ctx.argv[k]);
+  block_client(ctx, std::move(r), deadline);
+}
+
 constexpr std::uint32_t wb = cmd_write | cmd_noscript | cmd_blocking;
 
 constexpr Command commands[] = {
@@ -149,6 +207,17 @@ constexpr Command commands[] = {
      ShardRoute::blocking},
     {"blmpop", -5, cmd_write | cmd_blocking, blmpop, 0, 0, 0, "list",
      "Pop elements from a list, or block until one is available", ShardRoute::blocking, 2},
+    {"bzpopmin", -3, wb | cmd_fast, bzpopmin, 1, -2, 1, "sorted_set",
+     "Remove and return the member with the lowest score from one or more sorted sets, or block until one is "
+     "available",
+     ShardRoute::blocking},
+    {"bzpopmax", -3, wb | cmd_fast, bzpopmax, 1, -2, 1, "sorted_set",
+     "Remove and return the member with the highest score from one or more sorted sets, or block until one is "
+     "available",
+     ShardRoute::blocking},
+    {"bzmpop", -5, cmd_write | cmd_blocking, bzmpop, 0, 0, 0, "sorted_set",
+     "Remove and return members with scores in a sorted set or block until one is available", ShardRoute::blocking,
+     2},
 };
 
 }  // namespace

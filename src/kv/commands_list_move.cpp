@@ -98,12 +98,6 @@ void move_generic(CommandContext& ctx, ListEnd from, ListEnd to) {
   ctx.reply.bulk(element);
 }
 
-bool positive_arg(CommandContext& ctx, std::string_view text, std::int64_t& out, std::string_view message) {
-  if (detail::parse_i64(text, out) && out >= 1) return true;
-  ctx.reply.error(message);
-  return false;
-}
-
 }  // namespace
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT
@@ -119,24 +113,12 @@ void rpoplpush(CommandContext& ctx) { move_generic(ctx, ListEnd::tail, ListEnd::
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]: pops from the first
 // non-empty list; logged as LPOP/RPOP key n, as Redis propagates it.
 bool parse_mpop(CommandContext& ctx, std::size_t numkeys_at, MpopArgs& out) {
-  std::int64_t numkeys = 0;
-  if (!positive_arg(ctx, ctx.argv[numkeys_at], numkeys, "ERR numkeys should be greater than 0")) return false;
-  if (static_cast<std::uint64_t>(numkeys) > ctx.argv.size() - numkeys_at - 2) {
-    ctx.reply.error(detail::err_syntax);
-    return false;
-  }
-  out.first_key = numkeys_at + 1;
-  out.where_at = out.first_key + static_cast<std::size_t>(numkeys);
-  if (!position_arg(ctx, ctx.argv[out.where_at], out.end)) return false;
-  std::int64_t count = -1;
-  for (std::size_t j = out.where_at + 1; j < ctx.argv.size(); ++j) {
-    if (count != -1 || !equals_ci(ctx.argv[j], "count") || j + 1 >= ctx.argv.size()) {
-      ctx.reply.error(detail::err_syntax);
-      return false;
-    }
-    if (!positive_arg(ctx, ctx.argv[++j], count, "ERR count should be greater than 0")) return false;
-  }
-  out.count = count == -1 ? 1 : count;
+  detail::MpopArgs args;
+  if (!detail::parse_mpop(ctx, numkeys_at, "left", "right", args)) return false;
+  out.first_key = args.first_key;
+  out.where_at = args.where_at;
+  out.end = args.first_end ? ListEnd::head : ListEnd::tail;
+  out.count = args.count;
   return true;
 }
 

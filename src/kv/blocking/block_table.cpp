@@ -58,10 +58,14 @@ std::optional<BlockTable::ReadyKey> BlockTable::take_ready() {
   return key;
 }
 
-BlockState* BlockTable::first(int db, std::string_view key) const {
+BlockState* BlockTable::first(int db, std::string_view key, bool on_zset) const {
   const Keys& keys = dbs_[static_cast<std::size_t>(db)];
   auto it = keys.find(key);
-  return it == keys.end() || it->second.queue.empty() ? nullptr : it->second.queue.front();
+  if (it == keys.end()) return nullptr;
+  for (BlockState* b : it->second.queue) {  // the front one, unless a key has both kinds of waiters
+    if (b->request.on_zset() == on_zset) return b;
+  }
+  return nullptr;
 }
 
 }  // namespace duet::kv

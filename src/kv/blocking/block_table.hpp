@@ -1,5 +1,6 @@
 // duet::kv::BlockState, duet::kv::BlockTable — the clients blocked on keys
-// by BLPOP, BRPOP, BLMOVE, BRPOPLPUSH and BLMPOP (Redis's blocked.c and
+// by BLPOP, BRPOP, BLMOVE, BRPOPLPUSH, BLMPOP and the sorted sets' BZPOPMIN,
+// BZPOPMAX and BZMPOP (Redis's blocked.c and
 // c->bpop), one table per Store.
 //
 // Contract
@@ -18,7 +19,7 @@
 //
 //   table.block(state);                 // state.request filled in
 //   table.signal(0, "jobs");            // after an RPUSH on it
-//   while (auto key = table.take_ready()) ... table.first(key->db, key->name) ...
+//   while (auto key = table.take_ready()) ... table.first(key->db, key->name, false) ...
 #pragma once
 
 #include <array>
@@ -41,9 +42,11 @@ struct ClientInfo;
 
 // What a blocked client waits for, and what it runs when served.
 struct BlockRequest {
-  // wait: WAIT, on no key; postpone: CLIENT PAUSE holds the command (not in the table)
-  enum class Kind : unsigned char { pop, move, mpop, wait, postpone };
+  // wait: WAIT, on no key; postpone: CLIENT PAUSE holds the command (not in the table);
+  // zpop, zmpop: BZPOPMIN/BZPOPMAX and BZMPOP, on sorted sets (`left`: the minimum)
+  enum class Kind : unsigned char { pop, move, mpop, wait, postpone, zpop, zmpop };
   Kind kind = Kind::pop;
+  [[nodiscard]] bool on_zset() const noexcept { return kind == Kind::zpop || kind == Kind::zmpop; }
   bool left = true;     // pop from the head
   bool to_left = true;  // move: push at the head of dest
   std::string dest;     // move
@@ -112,7 +115,8 @@ class BlockTable {
   void signal(int db, std::string_view key);
   [[nodiscard]] std::optional<ReadyKey> take_ready();
   [[nodiscard]] bool has_ready() const noexcept { return !ready_.empty(); }
-  [[nodiscard]] BlockState* first(int db, std::string_view key) const;
+  // The first waiter on `key` for a sorted set (`on_zset`) or a list.
+  [[nodiscard]] BlockState* first(int db, std::string_view key, bool on_zset) const;
   [[nodiscard]] bool empty() const noexcept { return blocked_ == 0; }
   [[nodiscard]] std::size_t blocked() const noexcept { return blocked_; }
   // serve_blocked() is running: a command it runs does not start it again.

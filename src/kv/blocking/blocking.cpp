@@ -16,6 +16,15 @@ void BlockStateDeleter::operator()(BlockState* b) const noexcept { delete b; }
 
 namespace {
 
+// BZPOPMIN's reply from ZPOPMIN's flat [member, score]: the key in front.
+void finish_zpop(BlockState& b, std::string_view key, std::string_view zpop_reply) {
+  Reply reply(b.reply, b.client().resp);
+  reply.array(3);
+  reply.bulk(key);
+  b.reply.append(zpop_reply.substr(zpop_reply.find('\n') + 1));
+  b.finish();
+}
+
 // Runs the client's pop on `key` as a command of its own; its reply, shaped
 // as the blocking command answers, waits for the client's driver.
 void serve_one(ServerState& state, BlockState& b, const std::string& key, std::int64_t now) {
@@ -28,6 +37,8 @@ void serve_one(ServerState& state, BlockState& b, const std::string& key, std::i
     case BlockRequest::Kind::pop: argv = {r.left ? "lpop" : "rpop", key}; break;
     case BlockRequest::Kind::move: argv = {"lmove", key, r.dest, from, r.to_left ? "left" : "right"}; break;
     case BlockRequest::Kind::mpop: argv = {"lmpop", "1", key, from, "count", count}; break;
+    case BlockRequest::Kind::zpop: argv = {r.left ? "zpopmin" : "zpopmax", key}; break;
+    case BlockRequest::Kind::zmpop: argv = {"zmpop", "1", key, r.left ? "min" : "max", "count", count}; break;
     case BlockRequest::Kind::wait:
     case BlockRequest::Kind::postpone: return;  // never in a key's queue
   }
@@ -41,6 +52,8 @@ void serve_one(ServerState& state, BlockState& b, const std::string& key, std::i
   if (r.kind == BlockRequest::Kind::pop && out.front() != '-') {  // BLPOP's [key, value]
     reply.array(2);
     reply.bulk(key);
+  } else if (r.kind == BlockRequest::Kind::zpop && out.front() != '-') {  // BZPOPMIN's [key, member, score]
+    return finish_zpop(b, key, out);
   }
   b.reply.append(out);
   b.finish();
@@ -94,9 +107,16 @@ void serve_blocked(ServerState& state, std::int64_t now) {
   table.serving = true;
   while (auto key = table.take_ready()) {
     Keyspace& db = state.store().db(key->db);
-    while (BlockState* b = table.first(key->db, key->name)) {
+    for (;;) {
+      // The waiters for what the key holds now, first come first served; a
+      // list's and a sorted set's waiters may share a key (blocked.c skips
+      // the others).
       const Entry* e = db.find(key->name, now);
-      if (e == nullptr || e->value.type() != ValueType::list) break;
+      if (e == nullptr) break;
+      const ValueType type = e->value.type();
+      if (type != ValueType::list && type != ValueType::zset) break;
+      BlockState* b = table.first(key->db, key->name, type == ValueType::zset);
+      if (b == nullptr) break;
       table.unblock(*b);
       if (b->ready_only) [[unlikely]] {
         Reply(b->reply, b->client().resp).simple("READY");
@@ -137,8 +157,10 @@ void timeout_reply(Reply& reply, BlockRequest::Kind kind) {
     case BlockRequest::Kind::wait: return reply.integer(0);  // replicas that acknowledged
     case BlockRequest::Kind::postpone: return;               // no reply: the command runs now
     case BlockRequest::Kind::pop:
-    case BlockRequest::Kind::move:  // blocked.c: every list block times out with a null array (BLMOVE too)
-    case BlockRequest::Kind::mpop: return reply.null_array();
+    case BlockRequest::Kind::move:  // blocked.c: every list and zset block times out with a null array (BLMOVE too)
+    case BlockRequest::Kind::mpop:
+    case BlockRequest::Kind::zpop:
+    case BlockRequest::Kind::zmpop: return reply.null_array();
   }
 }
 

@@ -43,4 +43,43 @@ bool parse_scan_args(CommandContext& ctx, ScanArgs& args) {
   return true;
 }
 
+namespace {
+
+// getRangeLongFromObjectOrReply(1, LONG_MAX, message).
+bool positive_arg(CommandContext& ctx, std::string_view text, std::int64_t& out, std::string_view message) {
+  if (parse_i64(text, out) && out >= 1) return true;
+  ctx.reply.error(message);
+  return false;
+}
+
+}  // namespace
+
+bool parse_mpop(CommandContext& ctx, std::size_t numkeys_at, std::string_view first_end, std::string_view second_end,
+                MpopArgs& out) {
+  std::int64_t numkeys = 0;
+  if (!positive_arg(ctx, ctx.argv[numkeys_at], numkeys, "ERR numkeys should be greater than 0")) return false;
+  if (static_cast<std::uint64_t>(numkeys) > ctx.argv.size() - numkeys_at - 2) {
+    ctx.reply.error(err_syntax);
+    return false;
+  }
+  out.first_key = numkeys_at + 1;
+  out.where_at = out.first_key + static_cast<std::size_t>(numkeys);
+  const std::string_view where = ctx.argv[out.where_at];
+  if (!equals_ci(where, first_end) && !equals_ci(where, second_end)) {
+    ctx.reply.error(err_syntax);
+    return false;
+  }
+  out.first_end = equals_ci(where, first_end);
+  std::int64_t count = -1;
+  for (std::size_t j = out.where_at + 1; j < ctx.argv.size(); ++j) {
+    if (count != -1 || !equals_ci(ctx.argv[j], "count") || j + 1 >= ctx.argv.size()) {
+      ctx.reply.error(err_syntax);
+      return false;
+    }
+    if (!positive_arg(ctx, ctx.argv[++j], count, "ERR count should be greater than 0")) return false;
+  }
+  out.count = count == -1 ? 1 : count;
+  return true;
+}
+
 }  // namespace duet::kv::detail

@@ -95,4 +95,16 @@ struct ScanArgs {
 };
 [[nodiscard]] bool parse_scan_args(CommandContext& ctx, ScanArgs& args);
 
+// [B]LMPOP's and [B]ZMPOP's arguments from argv[numkeys_at]: numkeys (>= 1),
+// the keys, `first_end` or `second_end` (LEFT|RIGHT, MIN|MAX) and an optional
+// COUNT (>= 1), checked in Redis's order with its errors (false after one).
+struct MpopArgs {
+  std::size_t first_key = 0;
+  std::size_t where_at = 0;  // the end word's index: the keys are [first_key, where_at)
+  bool first_end = true;
+  std::int64_t count = 1;
+};
+[[nodiscard]] bool parse_mpop(CommandContext& ctx, std::size_t numkeys_at, std::string_view first_end,
+                              std::string_view second_end, MpopArgs& out);
+
 }  // namespace duet::kv::detail
