@@ -119,6 +119,10 @@ struct Command {
   // > 0: the argument that holds the number of keys, which follow it
   // (SINTERCARD, LMPOP: 1); first_key/last_key are then not used for routing.
   int numkeys_at = 0;
+  // A key a keyword names at no fixed place (GEORADIUS ... STORE key, one of
+  // Redis's "movable keys"): its argument index, 0 when the command as sent
+  // names none. That key is the one written; the table's keys are only read.
+  std::size_t (*keyword_key_at)(std::span<const std::string_view> argv) = nullptr;
 };
 
 [[nodiscard]] const Command* find_command(std::string_view name) noexcept;
@@ -141,6 +145,7 @@ std::span<const Command> list_commands() noexcept;    // commands_list.cpp
 std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
+std::span<const Command> geo_commands() noexcept;     // commands_geo.cpp (searches: commands_geo_search.cpp)
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
 std::span<const Command> multi_commands() noexcept;

@@ -35,6 +35,10 @@ void touch_written_keys(const Command& cmd, CommandContext& ctx, std::string_vie
   const int db = ctx.client.db;
   const std::size_t argc = ctx.argv.size();
   if (cmd.name == "copy") return touch_copy_target(ctx);
+  if (cmd.keyword_key_at != nullptr) {  // GEORADIUS ... STORE key: only that key is written
+    if (const std::size_t at = cmd.keyword_key_at(ctx.argv); at != 0) store.touch(db, ctx.argv[at]);
+    return;
+  }
   if (cmd.name == "move") {
     std::int64_t to = 0;
     store.touch(db, ctx.argv[1]);
