@@ -227,3 +227,31 @@ SCRIPTS = [
      ["GEOSEARCHSTORE", "d", "nokey", "FROMLONLAT", "10", "45", "BYRADIUS", "1", "km", "WITHDIST"],
      ["EXISTS", "d", "e"]],
 ]
+
+# Keyspace events (see run.py, MULTI_SCRIPTS): connection 0 listens to every
+# channel, connection 1 writes. GEOADD fires ZADD's ("new", "zadd"); the
+# stores "georadiusstore" / "geosearchstore", or "del" for an empty result;
+# the reads on a missing key "keymiss".
+CONNECTIONS = 2
+EVENT_STEPS = [
+    (1, ["GEOADD", "g", "13.361389", "38.115556", "Palermo", "15.087269", "37.502669", "Catania"]),
+    (1, ["GEOADD", "g", "NX", "13", "38", "Palermo"]), (1, ["GEOADD", "g", "XX", "CH", "13", "38", "Palermo"]),
+    (1, ["GEOADD", "g", "XX", "13", "38", "Other"]), (1, ["GEOADD", "nokey", "XX", "13", "38", "Other"]),
+    (1, ["GEOPOS", "nokey", "a"]), (1, ["GEOHASH", "g", "Palermo"]), (1, ["GEODIST", "nokey", "a", "b"]),
+    (1, ["GEORADIUS", "g", "15", "37", "200", "km", "STORE", "s1"]),
+    (1, ["GEORADIUS", "g", "15", "37", "200", "km", "STOREDIST", "s1"]),
+    (1, ["GEORADIUSBYMEMBER", "g", "Palermo", "10", "km", "STORE", "s2"]),
+    (1, ["GEOSEARCHSTORE", "s3", "g", "FROMLONLAT", "15", "37", "BYRADIUS", "200", "km"]),
+    (1, ["GEOSEARCHSTORE", "s3", "g", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"]),
+    (1, ["GEOSEARCHSTORE", "s2", "nokey", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"]),
+    (1, ["GEORADIUS", "nokey", "0", "0", "1", "km", "STORE", "s1"]),
+    (1, ["GEOSEARCH", "nokey", "FROMLONLAT", "0", "0", "BYRADIUS", "1", "km"]),
+]
+# Two keys, maybe on two shards: their events' order between shards is not defined.
+EVENT_STEPS = [s + ("sorted",) if s[1][0] in ("GEORADIUS", "GEORADIUSBYMEMBER", "GEOSEARCHSTORE") else s
+               for s in EVENT_STEPS]
+MULTI_SCRIPTS = [
+    [(1, ["CONFIG", "SET", "notify-keyspace-events", flags]), (0, ["PSUBSCRIBE", "__key*__:*"])] + EVENT_STEPS
+    + [(1, ["CONFIG", "SET", "notify-keyspace-events", ""])]
+    for flags in ("KEAnm",)  # every class, with "new" and "keymiss" (notifications.py tests the flags)
+]
