@@ -42,6 +42,7 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
                            : cmd.group == "hash"       ? "@hash"
                            : cmd.group == "set"        ? "@set"
                            : cmd.group == "bitmap"     ? "@bitmap"
+                           : cmd.group == "hyperloglog" ? "@hyperloglog"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"
                            : cmd.group == "transactions" ? "@transaction"
