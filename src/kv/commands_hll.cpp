@@ -42,8 +42,6 @@ bool check_hll(CommandContext& ctx, const Entry& e) {
 
 void make_raw(Value& v) { v.resize_raw(v.string_size()); }
 
-std::string_view hll_of(const Entry& e, Value::Scratch& scratch) noexcept { return e.value.str(scratch); }
-
 Entry& create_hll(CommandContext& ctx, std::string_view key) {
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
@@ -60,7 +58,7 @@ bool merge_all(CommandContext& ctx, std::span<const std::string_view> keys, hll:
     if (e == nullptr) continue;
     if (!check_hll(ctx, *e)) return false;
     Value::Scratch scratch;
-    const std::string_view hll = hll_of(*e, scratch);
+    const std::string_view hll = e->value.str(scratch);
     any_dense = any_dense || hll::encoding_of(hll) == hll::encoding_dense;
     if (!hll::merge(max, hll)) {
       ctx.reply.error(hll::err_corrupted);
@@ -110,7 +108,7 @@ void pfcount(CommandContext& ctx) {
   if (!check_hll(ctx, *e)) return;
   make_raw(e->value);
   Value::Scratch scratch;
-  const std::string_view hll = hll_of(*e, scratch);
+  const std::string_view hll = e->value.str(scratch);
   if (const std::optional<std::uint64_t> cached = hll::cached_count(hll)) {
     return ctx.reply.integer(static_cast<std::int64_t>(*cached));
   }

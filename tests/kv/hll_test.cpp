@@ -244,7 +244,8 @@ TEST_CASE("random bytes behind a valid header never crash PFADD, PFCOUNT or PFME
     for (int i = 0; i < 8; ++i) {  // straight at the register writer, with random registers and values
       Value v;
       v.set_string(value);
-      const hll::Change c = hll::set_register(v, rng() % hll::register_count, static_cast<std::uint8_t>(1 + rng() % 40), 64);
+      const auto value_of = static_cast<std::uint8_t>(1 + rng() % 40);
+      const hll::Change c = hll::set_register(v, rng() % hll::register_count, value_of, 64);
       if (c != hll::Change::corrupted) CHECK(hll::is_hll(bytes_of(v)));
     }
   }

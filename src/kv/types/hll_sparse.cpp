@@ -113,7 +113,8 @@ bool merge(Body body, Registers& max) noexcept {
   return !overflow && at == register_count;
 }
 
-SetResult set(std::uint8_t* hll, std::size_t& len, std::size_t index, std::uint8_t value, std::size_t max_bytes) noexcept {
+SetResult set(std::uint8_t* hll, std::size_t& len, std::size_t index, std::uint8_t value,
+              std::size_t max_bytes) noexcept {
   if (value > val_max_value) return SetResult::promote;
   std::uint8_t* const body = hll + header_size;
   std::uint8_t* end = hll + len;

@@ -45,6 +45,7 @@ inline constexpr std::uint8_t empty_body[2] = {0x40 | ((xzero_max_run - 1) >> 8)
 [[nodiscard]] bool merge(Body body, Registers& max) noexcept;
 
 enum class SetResult { unchanged, changed, promote, corrupted };
-SetResult set(std::uint8_t* hll, std::size_t& len, std::size_t index, std::uint8_t value, std::size_t max_bytes) noexcept;
+SetResult set(std::uint8_t* hll, std::size_t& len, std::size_t index, std::uint8_t value,
+              std::size_t max_bytes) noexcept;
 
 }  // namespace duet::kv::hll::sparse
