@@ -45,6 +45,7 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
                            : cmd.group == "geo"        ? "@geo"
                            : cmd.group == "sorted-set" ? "@sortedset"
                            : cmd.group == "bitmap"     ? "@bitmap"
+                           : cmd.group == "hyperloglog" ? "@hyperloglog"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"
                            : cmd.group == "transactions" ? "@transaction"
