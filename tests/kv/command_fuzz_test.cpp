@@ -70,6 +70,12 @@ const std::vector<std::vector<std::string>> vocabulary = {
     {"SMOVE", "K", "K", "E"}, {"SINTER", "K", "K"}, {"SINTERCARD", "N", "K", "K", "O", "N"},
     {"SINTERSTORE", "K", "K", "K"}, {"SUNION", "K", "K"}, {"SUNIONSTORE", "K", "K"}, {"SDIFF", "K", "K"},
     {"SDIFFSTORE", "K", "K", "K"}, {"SSCAN", "K", "N", "O", "N"}, {"SETBIT", "K", "N", "N"}, {"GETBIT", "K", "N"},
+    {"GEOADD", "K", "O", "N", "N", "E"}, {"GEOADD", "K", "N", "N", "E", "N", "N", "E"}, {"GEOPOS", "K", "E", "E"},
+    {"GEODIST", "K", "E", "E", "O"}, {"GEOHASH", "K", "E"}, {"GEOSEARCH", "K", "O", "E", "O", "N", "O", "O", "N", "O"},
+    {"GEOSEARCH", "K", "FROMLONLAT", "N", "N", "BYBOX", "N", "N", "O", "O", "O"},
+    {"GEOSEARCHSTORE", "K", "K", "FROMMEMBER", "E", "BYRADIUS", "N", "O", "O", "N", "O"},
+    {"GEORADIUS", "K", "N", "N", "N", "O", "O", "O", "K"}, {"GEORADIUSBYMEMBER", "K", "E", "N", "O", "O", "N", "O"},
+    {"GEORADIUS_RO", "K", "N", "N", "N", "O", "O"}, {"GEORADIUSBYMEMBER_RO", "K", "E", "N", "O", "O"},
     {"PFADD", "K", "E", "E"}, {"PFCOUNT", "K"}, {"PFCOUNT", "K", "K"}, {"PFMERGE", "K", "K", "K"},
     {"BITCOUNT", "K", "N", "N", "O"}, {"BITPOS", "K", "N", "N", "N", "O"}, {"BITOP", "O", "K", "K", "K"},
     {"BITFIELD", "K", "O", "O", "N", "N"}, {"BITFIELD_RO", "K", "GET", "O", "N"}, {"LCS", "K", "K", "O", "O"},
@@ -91,7 +97,9 @@ const std::vector<std::string> options = {"LEFT", "RIGHT", "BEFORE", "AFTER", "R
                                           "#1", "LEN", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "REPLACE", "list",
                                           "hash", "set", "string", "hash-max-listpack-entries",
                                           "hash-max-listpack-value", "set-max-intset-entries",
-                                          "list-max-listpack-size", "*", "FOO"};
+                                          "list-max-listpack-size", "*", "FOO", "NX", "XX", "CH", "m", "km",
+                                          "ft", "mi", "WITHDIST", "WITHCOORD", "WITHHASH", "ASC", "DESC", "ANY",
+                                          "STORE", "STOREDIST", "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX"};
 
 std::string pick(std::mt19937_64& rng, const std::vector<std::string>& from) {
   return from[rng() % from.size()];
