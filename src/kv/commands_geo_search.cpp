@@ -215,7 +215,9 @@ std::vector<Found> search_points(const ZsetObject& zset, const geo::Shape& shape
 void sort_found(std::vector<Found>& found, Order order, std::size_t returned) {
   if (order == Order::none) return;
   const int sign = order == Order::asc ? 1 : -1;
-  auto cmp = [sign](const Found& a, const Found& b) { return sign * (a.dist > b.dist ? 1 : a.dist == b.dist ? 0 : -1); };
+  auto cmp = [sign](const Found& a, const Found& b) {
+    return sign * (a.dist > b.dist ? 1 : a.dist == b.dist ? 0 : -1);  // sort_gp_asc, negated for DESC
+  };
   if (returned == found.size()) return detail::glibc_qsort(std::span<Found>(found), cmp);
   detail::partial_qsort(std::span<Found>(found), cmp, 0, returned - 1);
 }
@@ -265,7 +267,10 @@ void search_generic(CommandContext& ctx, std::size_t src_at, unsigned variant) {
   }
   if (!check_combination(ctx, variant, args)) return;
   const bool storing = args.store_key.has_value();
-  if (!storing && (variant & (radius_coords | radius_member)) != 0) ctx.log_instead(std::span<const std::string_view>{});
+  // GEORADIUS is a write for its STORE: without one it changes nothing and logs nothing.
+  if (!storing && (variant & (radius_coords | radius_member)) != 0) {
+    ctx.log_instead(std::span<const std::string_view>{});
+  }
   if (zset == nullptr) {
     if (!storing) return ctx.reply.array(0);
     if (ctx.db().erase(*args.store_key, ctx.now)) notify_keyspace_event(ctx, notify_generic, "del", *args.store_key);
@@ -273,8 +278,9 @@ void search_generic(CommandContext& ctx, std::size_t src_at, unsigned variant) {
   }
   // COUNT means the nearest ones, unless ANY asked for any.
   if (args.count != 0 && args.order == Order::none && !args.any) args.order = Order::asc;
-  std::vector<Found> found = search_points(*zset, args.shape, args.any ? static_cast<std::size_t>(args.count) : 0);
-  const std::size_t returned = args.count == 0 ? found.size() : std::min(found.size(), static_cast<std::size_t>(args.count));
+  const auto count = static_cast<std::size_t>(args.count);
+  std::vector<Found> found = search_points(*zset, args.shape, args.any ? count : 0);
+  const std::size_t returned = count == 0 ? found.size() : std::min(found.size(), count);
   sort_found(found, args.order, returned);
   for (std::size_t j = 0; j < returned; ++j) found[j].dist /= args.shape.to_meters;
   const std::span<const Found> kept(found.data(), returned);

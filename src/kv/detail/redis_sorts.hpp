@@ -111,7 +111,9 @@ void pqsort(T* a, std::size_t n, Cmp& cmp, const T* first, const T* last) {
     swap_runs(a, pb - r, r);
     r = std::min(pd - pc, pn - pd - 1);
     swap_runs(pb, pn - r, r);
-    if ((r = pb - pa) > 1 && overlaps<T>(a, a + r - 1, first, last)) pqsort(a, static_cast<std::size_t>(r), cmp, first, last);
+    if ((r = pb - pa) > 1 && overlaps<T>(a, a + r - 1, first, last)) {
+      pqsort(a, static_cast<std::size_t>(r), cmp, first, last);
+    }
     if ((r = pd - pc) <= 1) return;
     a = pn - r;  // the right part: iterate rather than recurse
     n = static_cast<std::size_t>(r);

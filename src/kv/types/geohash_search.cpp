@@ -113,9 +113,11 @@ int estimate_steps(double range_meters, double latitude) noexcept {
 Cells search_cells(const Shape& shape) noexcept {
   const Bounds box = bounding_box(shape);
   // A box's reach is its half diagonal.
+  const double half_width = shape.width / 2;
+  const double half_height = shape.height / 2;
   double radius_meters = shape.kind == Shape::Kind::circle
                              ? shape.radius
-                             : std::sqrt((shape.width / 2) * (shape.width / 2) + (shape.height / 2) * (shape.height / 2));
+                             : std::sqrt(half_width * half_width + half_height * half_height);
   radius_meters *= shape.to_meters;
   int steps = estimate_steps(radius_meters, shape.center.latitude);
   CentreCell at = centre_cell(shape.center, steps);
