@@ -8,7 +8,8 @@
 // removed whole: O(log n + m), where Redis walks a LIMIT's offset one node at
 // a time. The results are Redis's, including its corner cases: a negative
 // LIMIT offset walks off the end (nothing), a negative count means all,
-// LIMIT 0 -1 is "no LIMIT" (ZRANGE then takes it even by rank). Events:
+// a count of -1 is "no LIMIT" (so ZRANGE by rank takes LIMIT n -1, and
+// ignores it). Events:
 // zrangestore (or "del" of an emptied destination), zremrangeby*, and
 // "del" when a removal empties the set.
 #include <algorithm>
@@ -145,8 +146,10 @@ struct Walk {
 
 // LIMIT over a span: Redis skips `offset` elements then takes `limit` (all
 // when negative); a negative offset never stops skipping, so takes nothing.
+// A rank range ignores a LIMIT it let through (count -1: any offset).
 Walk walk_of(RankSpan span, const RangeArgs& args) {
   const std::size_t n = span.count();
+  if (args.by == RangeBy::rank) return {args.reverse ? span.last : span.first, n, args.reverse};
   if (n == 0 || args.offset < 0 || static_cast<std::uint64_t>(args.offset) >= n) return {};
   const auto offset = static_cast<std::size_t>(args.offset);
   std::size_t count = n - offset;
