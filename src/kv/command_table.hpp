@@ -146,6 +146,7 @@ std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
 std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
+std::span<const Command> zset_range_commands() noexcept;  // commands_zset_range.cpp
 std::span<const Command> geo_commands() noexcept;     // commands_geo.cpp (searches: commands_geo_search.cpp)
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> hll_commands() noexcept;     // commands_hll.cpp: PFADD PFCOUNT PFMERGE
