@@ -249,9 +249,7 @@ void store_found(CommandContext& ctx, unsigned variant, const SearchArgs& a, std
     (void)zset_add(built, f.member, a.store_dist ? f.dist : f.score, 0, stored, limits);
   }
   const std::string_view event = (variant & search) != 0 ? "geosearchstore" : "georadiusstore";
-  // zset_add builds in a Value; store_zset takes the object: hand it a copy.
-  ObjectPtrOf<ZsetObject> result(static_cast<ZsetObject*>(built.as<ZsetObject>()->clone().release()));
-  zset_family::store_zset(ctx, *a.store_key, std::move(result), event);
+  zset_family::store_zset(ctx, *a.store_key, std::move(built), event);
   ctx.reply.integer(static_cast<std::int64_t>(found.size()));
 }
 
