@@ -12,7 +12,8 @@ namespace {
 
 // Commands whose first key is written and the rest only read.
 bool writes_first_key_only(std::string_view name) noexcept {
-  return name == "sinterstore" || name == "sunionstore" || name == "sdiffstore" || name == "bitop";
+  return name == "sinterstore" || name == "sunionstore" || name == "sdiffstore" || name == "bitop" ||
+         name == "geosearchstore";
 }
 
 // COPY src dst [DB n]: dst, in database n when given.
