@@ -269,3 +269,13 @@ MULTI_SCRIPTS = [
     + [(1, ["CONFIG", "SET", "notify-keyspace-events", ""])]
     for flags in ("KEAnm",)  # every class, with "new" and "keymiss" (notifications.py tests the flags)
 ]
+# WATCH: a store touches the key it writes, never its source.
+MULTI_SCRIPTS.append(
+    [(1, ["GEOADD", "src", "1", "1", "a", "1.001", "1", "b"]), (0, ["WATCH", "src", "dst"]),
+     (1, ["GEOSEARCHSTORE", "dst2", "src", "FROMMEMBER", "a", "BYRADIUS", "1", "km"]),
+     (1, ["GEORADIUS", "src", "1", "1", "1", "km", "STORE", "dst3"]), (1, ["GEORADIUS", "src", "1", "1", "1", "km"]),
+     (0, ["MULTI"]), (0, ["GEOPOS", "src", "a"]), (0, ["EXEC"]),
+     (0, ["WATCH", "dst"]), (1, ["GEOSEARCHSTORE", "dst", "src", "FROMMEMBER", "a", "BYRADIUS", "1", "km"]),
+     (0, ["MULTI"]), (0, ["GEOPOS", "dst", "a"]), (0, ["EXEC"]),
+     (0, ["WATCH", "dst"]), (1, ["GEORADIUSBYMEMBER", "src", "a", "1", "km", "STOREDIST", "dst"]),
+     (0, ["MULTI"]), (0, ["GEOPOS", "dst", "a"]), (0, ["EXEC"])])
