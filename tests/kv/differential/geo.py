@@ -164,6 +164,14 @@ SCRIPTS = [
        for r in ("5000", "10000", "20000", "30000")],
      ["GEOSEARCH", "w", "FROMLONLAT", "100", "-30", "BYBOX", "40000", "20000", "km", "DESC", "COUNT", "20"],
      ["GEORADIUS", "w", "0", "0", "25000", "km", "ASC", "WITHDIST"],
+     # Sizes at the ends of the doubles: one step for the whole world, or a point.
+     *[["GEOSEARCH", "w", "FROMLONLAT", "0", "0", shape, *size, "km", "ASC", "COUNT", "10", "WITHDIST"]
+       for shape, size in (("BYRADIUS", ["inf"]), ("BYRADIUS", ["1e308"]), ("BYBOX", ["inf", "inf"]),
+                           ("BYBOX", ["1e308", "1"]), ("BYBOX", ["1", "inf"]), ("BYRADIUS", ["1e-320"]),
+                           ("BYRADIUS", ["-0"]))],
+     ["GEORADIUS", "w", "0", "0", "20000", "km", "COUNT", "9223372036854775807"],
+     ["GEORADIUS", "w", "0", "0", "20000", "km", "COUNT", "9223372036854775808"],
+     ["GEOSEARCHSTORE", "all", "w", "FROMLONLAT", "0", "0", "BYRADIUS", "inf", "km", "STOREDIST"],
      *random_searches("w", WORLD, 20, 10, [100, 1000, 5000])],
     # STORE, STOREDIST, GEOSEARCHSTORE: the stored sets, their encodings, events of an empty result
     [geoadd("c", CLUSTER), ["SET", "str", "x"], ["EXPIRE", "c2", "100"],
