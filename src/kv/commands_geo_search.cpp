@@ -200,13 +200,16 @@ void points_in_cell(const ZsetObject& zset, geo::ScoreSpan span, const geo::Shap
 std::vector<Found> search_points(const ZsetObject& zset, const geo::Shape& shape, std::size_t limit) {
   std::vector<Found> found;
   const geo::Cells cells = geo::search_cells(shape);
-  const geo::HashBits* last = nullptr;
-  for (const geo::HashBits& cell : cells) {
-    if (cell.is_zero()) continue;
-    if (last != nullptr && cell == *last) continue;  // huge radii: neighbours that coincide
+  // Huge radii make neighbours coincide: a cell equal to the last one read
+  // is skipped. As in Redis, "the last one" is never the centre (index 0
+  // doubles as "none"); a neighbour never equals the centre anyway.
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < cells.size(); ++i) {
+    if (cells[i].is_zero()) continue;
+    if (last != 0 && cells[i] == cells[last]) continue;
     if (limit != 0 && found.size() >= limit) break;
-    points_in_cell(zset, geo::cell_scores(cell), shape, limit, found);
-    last = &cell;
+    points_in_cell(zset, geo::cell_scores(cells[i]), shape, limit, found);
+    last = i;
   }
   return found;
 }
