@@ -87,6 +87,11 @@ struct CommandContext {
 
 using CommandHandler = void (*)(CommandContext&);
 
+// A key that first_key..last_key cannot name, found by parsing the
+// arguments (Redis's getkeys_proc): SORT's STORE destination. Returns its
+// position in argv, 0 when the command names none.
+using KeyFinder = std::size_t (*)(std::span<const std::string_view> argv) noexcept;
+
 // Where a command runs when the keyspace is split over shards (--threads N,
 // kv/shard/). `derived` reads the key positions: no keys → the client's own
 // shard, one key → the key's shard, several → split by key and gathered.
@@ -119,6 +124,10 @@ struct Command {
   // > 0: the argument that holds the number of keys, which follow it
   // (SINTERCARD, LMPOP: 1); first_key/last_key are then not used for routing.
   int numkeys_at = 0;
+  // Non-null: the command's keys are "movable" (COMMAND says so) and the key
+  // it finds is the one it writes (routing, WATCH, blocked clients and the
+  // AOF rewrite take it beside first_key..last_key, which it only reads).
+  KeyFinder written_key = nullptr;
 };
 
 [[nodiscard]] const Command* find_command(std::string_view name) noexcept;
@@ -143,6 +152,7 @@ std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
+std::span<const Command> sort_commands() noexcept;    // commands_sort.cpp: SORT SORT_RO
 std::span<const Command> multi_commands() noexcept;
 std::span<const Command> blocking_commands() noexcept;
 std::span<const Command> wait_commands() noexcept;  // commands_client_flow.cpp: WAIT  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH

@@ -41,6 +41,10 @@ void touch_written_keys(const Command& cmd, CommandContext& ctx, std::string_vie
     if (detail::parse_i64(ctx.argv[2], to) && to >= 0 && to < Store::db_count) store.touch(static_cast<int>(to), ctx.argv[1]);
     return;
   }
+  if (cmd.written_key != nullptr) {  // SORT: STORE's destination alone
+    if (const std::size_t at = cmd.written_key(ctx.argv); at != 0) store.touch(db, ctx.argv[at]);
+    return;
+  }
   std::size_t first = static_cast<std::size_t>(cmd.first_key);
   std::size_t end = cmd.last_key < 0 ? argc + 1 + static_cast<std::size_t>(cmd.last_key) : static_cast<std::size_t>(cmd.last_key) + 1;
   std::size_t step = cmd.key_step > 0 ? static_cast<std::size_t>(cmd.key_step) : 1;

@@ -157,6 +157,9 @@ bool gather_keys(const Command& cmd, std::span<const std::string_view> argv, int
   for (std::size_t i = first; i < end; i += step) {
     keys.push_back({keys.empty() ? db : (cmd.name == "copy" ? second_db : db), std::string(argv[i]), 0});
   }
+  if (cmd.written_key != nullptr) {  // SORT ... STORE dst
+    if (const std::size_t at = cmd.written_key(argv); at != 0) keys.push_back({db, std::string(argv[at]), 0});
+  }
   return !keys.empty();
 }
 
