@@ -116,7 +116,9 @@ std::size_t sort_ro_store_key(std::span<const std::string_view>) noexcept { retu
 struct Window {
   std::int64_t start;
   std::int64_t end;
-  [[nodiscard]] std::size_t size() const noexcept { return end < start ? 0 : static_cast<std::size_t>(end - start + 1); }
+  [[nodiscard]] std::size_t size() const noexcept {
+    return end < start ? 0 : static_cast<std::size_t>(end - start + 1);
+  }
 };
 
 // LIMIT's sanity checks, over a value of `len` elements.
@@ -150,7 +152,10 @@ Window load(const Value* value, const SortArgs& args, SortVector& out) {
   const auto* list = value != nullptr ? value->as<ListObject>() : nullptr;
   const auto* set = value != nullptr ? value->as<SetObject>() : nullptr;
   const auto* zset = value != nullptr ? value->as<ZsetObject>() : nullptr;
-  const std::size_t size = list != nullptr ? list->size() : set != nullptr ? set->size() : zset != nullptr ? zset->size() : 0;
+  const std::size_t size = list != nullptr  ? list->size()
+                           : set != nullptr ? set->size()
+                           : zset != nullptr ? zset->size()
+                                             : 0;
   const auto len = static_cast<std::int64_t>(size);
   const Window w = limit_window(args, len);
   auto add_element = [&](std::size_t, std::string_view e) {
@@ -269,8 +274,8 @@ void sort_command(CommandContext& ctx) { sort_generic(ctx, false); }
 void sort_ro_command(CommandContext& ctx) { sort_generic(ctx, true); }
 
 constexpr Command commands[] = {
-    {"sort", -2, cmd_write | cmd_denyoom, sort_command, 1, 1, 1, "generic", "Sort the elements in a list, set or sorted set",
-     ShardRoute::gather, 0, sort_store_key},
+    {"sort", -2, cmd_write | cmd_denyoom, sort_command, 1, 1, 1, "generic",
+     "Sort the elements in a list, set or sorted set", ShardRoute::gather, 0, sort_store_key},
     {"sort_ro", -2, cmd_readonly, sort_ro_command, 1, 1, 1, "generic",
      "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", ShardRoute::derived, 0,
      sort_ro_store_key},

@@ -77,7 +77,9 @@ class SortVector {
     std::size_t key_size = 0;
   };
 
-  [[nodiscard]] std::string_view view(std::size_t at, std::size_t size) const noexcept { return {arena_.data() + at, size}; }
+  [[nodiscard]] std::string_view view(std::size_t at, std::size_t size) const noexcept {
+    return {arena_.data() + at, size};
+  }
   [[nodiscard]] int compare(const Item& a, const Item& b, SortOrder order) const noexcept;
 
   std::string arena_;

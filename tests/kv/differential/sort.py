@@ -34,7 +34,7 @@ def pattern_steps(key):
         (S1, ["SORT", key, "GET", "nostar"]), (S1, ["SORT", key, "GET", "h_*->"]), (S1, ["SORT", key, "GET", "#"]),
         (S1, ["SORT", key, "GET", "w_*_*"]), (S1, ["SORT", key, "GET", "h_->*"]), (S1, ["SORT", key, "GET", "w_*\0x"]),
         (S1, ["SORT", key, "GET", "#\0x"]), (S1, ["SORT", key, "BY", "nosort", "GET", "#", "GET", "w_*"]),
-        (S1, ["SORT", key, "BY", "nosort", "BY", "w_*"]), (S1, ["SORT", key, "BY", "w\0*"]),
+        (S1, ["SORT", key, "BY", "nosort", "BY", "w_*"]), ["SORT", key, "BY", "w\0*"],
         (S1, ["SORT_RO", key, "BY", "w_*", "GET", "h_*->f"]),
         (S1, ["SORT", key, "BY", "w_*", "GET", "h_*->f", "GET", "#", "STORE", "dst"]), (S1, ["LRANGE", "dst", "0", "-1"]),
         (S1, ["SORT", key, "BY", "w_*", "GET", "nostar", "STORE", "dst"]), (S1, ["LRANGE", "dst", "0", "-1"]),
