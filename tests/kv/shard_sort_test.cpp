@@ -12,15 +12,10 @@
 
 using kvtest::FakeShards;
 using kvtest::resp;
+using kvtest::settled_reply;
 using kvtest::ShardClient;
 
 namespace {
-
-std::string ask(FakeShards& fake, ShardClient& client, const std::string& bytes) {
-  client.send(bytes);
-  kvtest::settle(fake, {&client});
-  return client.take();
-}
 
 const std::string by_refused = "-ERR BY option of SORT denied in Cluster mode.\r\n";
 const std::string get_refused = "-ERR GET option of SORT denied in Cluster mode.\r\n";
@@ -31,27 +26,27 @@ TEST_CASE("with several shards SORT refuses BY and GET patterns as Redis Cluster
   FakeShards fake(2);
   ShardClient a(fake, 0);
   const std::string l = fake.key_on(0, "l");
-  ask(fake, a, resp({"RPUSH", l, "3", "1", "2"}) + resp({"SET", "w_1", "9"}));
-  CHECK(ask(fake, a, resp({"SORT", l, "BY", "w_*"})) == by_refused);
-  CHECK(ask(fake, a, resp({"SORT_RO", l, "BY", "w_*->f", "STORE"})) == by_refused);  // before the syntax error
-  CHECK(ask(fake, a, resp({"SORT", l, "GET", "w_*"})) == get_refused);
-  CHECK(ask(fake, a, resp({"SORT", l, "GET", "#"})) == get_refused);  // 7.0 refuses every GET
-  CHECK(ask(fake, a, resp({"SORT", l, "BY", "nosort", "GET", "w_*"})) == get_refused);
-  CHECK(ask(fake, a, resp({"SORT", l, "LIMIT", "x", "1", "GET", "#"})) ==
+  settled_reply(fake, a, resp({"RPUSH", l, "3", "1", "2"}) + resp({"SET", "w_1", "9"}));
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "BY", "w_*"})) == by_refused);
+  CHECK(settled_reply(fake, a, resp({"SORT_RO", l, "BY", "w_*->f", "STORE"})) == by_refused);  // before the syntax error
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "GET", "w_*"})) == get_refused);
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "GET", "#"})) == get_refused);  // 7.0 refuses every GET
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "BY", "nosort", "GET", "w_*"})) == get_refused);
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "LIMIT", "x", "1", "GET", "#"})) ==
         "-ERR value is not an integer or out of range\r\n");  // options are read in order
-  CHECK(ask(fake, a, resp({"SORT", fake.key_on(1, "s"), "BY", "w_*", "STORE", l})) == by_refused);
-  CHECK(ask(fake, a, resp({"LRANGE", l, "0", "-1"})) == "*3\r\n$1\r\n3\r\n$1\r\n1\r\n$1\r\n2\r\n");
+  CHECK(settled_reply(fake, a, resp({"SORT", fake.key_on(1, "s"), "BY", "w_*", "STORE", l})) == by_refused);
+  CHECK(settled_reply(fake, a, resp({"LRANGE", l, "0", "-1"})) == "*3\r\n$1\r\n3\r\n$1\r\n1\r\n$1\r\n2\r\n");
   // A BY without '*' names no key: it does not sort, sharded or not.
-  CHECK(ask(fake, a, resp({"SORT", l, "BY", "nosort", "DESC"})) == "*3\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n3\r\n");
-  CHECK(ask(fake, a, resp({"SORT", l, "LIMIT", "1", "5"})) == "*2\r\n$1\r\n2\r\n$1\r\n3\r\n");
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "BY", "nosort", "DESC"})) == "*3\r\n$1\r\n2\r\n$1\r\n1\r\n$1\r\n3\r\n");
+  CHECK(settled_reply(fake, a, resp({"SORT", l, "LIMIT", "1", "5"})) == "*2\r\n$1\r\n2\r\n$1\r\n3\r\n");
 }
 
 TEST_CASE("with one shard SORT's BY and GET patterns read the keys they name", "[kv][shard][sort]") {
   FakeShards fake(1);
   ShardClient a(fake, 0);
-  ask(fake, a, resp({"RPUSH", "l", "1", "2"}) + resp({"MSET", "w_1", "20", "w_2", "10"}) +
+  settled_reply(fake, a, resp({"RPUSH", "l", "1", "2"}) + resp({"MSET", "w_1", "20", "w_2", "10"}) +
                    resp({"HSET", "h_1", "f", "one"}));
-  CHECK(ask(fake, a, resp({"SORT", "l", "BY", "w_*", "GET", "#", "GET", "h_*->f"})) ==
+  CHECK(settled_reply(fake, a, resp({"SORT", "l", "BY", "w_*", "GET", "#", "GET", "h_*->f"})) ==
         "*4\r\n$1\r\n2\r\n$-1\r\n$1\r\n1\r\n$3\r\none\r\n");
 }
 
@@ -60,7 +55,7 @@ TEST_CASE("SORT ... STORE to a destination on another shard replaces it in one s
   ShardClient a(fake, 0), b(fake, 1);
   const std::string src = fake.key_on(0, "src");
   const std::string dst = fake.key_on(1, "dst");
-  ask(fake, a, resp({"RPUSH", src, "b", "c", "a"}) + resp({"SET", dst, "old", "EX", "100"}));
+  settled_reply(fake, a, resp({"RPUSH", src, "b", "c", "a"}) + resp({"SET", dst, "old", "EX", "100"}));
   // Another client reads the destination while the STORE runs: it sees the
   // old string or the whole new list, never anything between.
   a.send(resp({"SORT", src, "ALPHA", "DESC", "STORE", dst}));
@@ -69,16 +64,16 @@ TEST_CASE("SORT ... STORE to a destination on another shard replaces it in one s
   CHECK(a.take() == ":3\r\n");
   const std::string seen = b.take();
   CHECK((seen.rfind("-WRONGTYPE", 0) == 0 || seen == "*3\r\n$1\r\nc\r\n$1\r\nb\r\n$1\r\na\r\n"));
-  CHECK(ask(fake, b, resp({"LRANGE", dst, "0", "-1"})) == "*3\r\n$1\r\nc\r\n$1\r\nb\r\n$1\r\na\r\n");
-  CHECK(ask(fake, b, resp({"TTL", dst})) == ":-1\r\n");
+  CHECK(settled_reply(fake, b, resp({"LRANGE", dst, "0", "-1"})) == "*3\r\n$1\r\nc\r\n$1\r\nb\r\n$1\r\na\r\n");
+  CHECK(settled_reply(fake, b, resp({"TTL", dst})) == ":-1\r\n");
   // An empty result deletes the destination, wherever it lives.
-  CHECK(ask(fake, a, resp({"SORT", fake.key_on(0, "none"), "STORE", dst})) == ":0\r\n");
-  CHECK(ask(fake, b, resp({"EXISTS", dst})) == ":0\r\n");
+  CHECK(settled_reply(fake, a, resp({"SORT", fake.key_on(0, "none"), "STORE", dst})) == ":0\r\n");
+  CHECK(settled_reply(fake, b, resp({"EXISTS", dst})) == ":0\r\n");
 }
 
 TEST_CASE("COMMAND reports SORT's and SORT_RO's keys as movable", "[kv][sort]") {
   FakeShards fake(1);
   ShardClient a(fake, 0);
-  CHECK(ask(fake, a, resp({"COMMAND", "INFO", "sort"})).find("+movablekeys\r\n") != std::string::npos);
-  CHECK(ask(fake, a, resp({"COMMAND", "INFO", "sort_ro"})).find("+movablekeys\r\n") != std::string::npos);
+  CHECK(settled_reply(fake, a, resp({"COMMAND", "INFO", "sort"})).find("+movablekeys\r\n") != std::string::npos);
+  CHECK(settled_reply(fake, a, resp({"COMMAND", "INFO", "sort_ro"})).find("+movablekeys\r\n") != std::string::npos);
 }
