@@ -150,7 +150,9 @@ std::span<const Command> list_commands() noexcept;    // commands_list.cpp
 std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
+std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
+std::span<const Command> hll_commands() noexcept;     // commands_hll.cpp: PFADD PFCOUNT PFMERGE
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
 std::span<const Command> sort_commands() noexcept;    // commands_sort.cpp: SORT SORT_RO
 std::span<const Command> multi_commands() noexcept;

@@ -207,15 +207,15 @@ constexpr Command commands[] = {
      ShardRoute::blocking},
     {"blmpop", -5, cmd_write | cmd_blocking, blmpop, 0, 0, 0, "list",
      "Pop elements from a list, or block until one is available", ShardRoute::blocking, 2},
-    {"bzpopmin", -3, wb | cmd_fast, bzpopmin, 1, -2, 1, "sorted_set",
+    {"bzpopmin", -3, wb | cmd_fast, bzpopmin, 1, -2, 1, "sorted-set",
      "Remove and return the member with the lowest score from one or more sorted sets, or block until one is "
      "available",
      ShardRoute::blocking},
-    {"bzpopmax", -3, wb | cmd_fast, bzpopmax, 1, -2, 1, "sorted_set",
+    {"bzpopmax", -3, wb | cmd_fast, bzpopmax, 1, -2, 1, "sorted-set",
      "Remove and return the member with the highest score from one or more sorted sets, or block until one is "
      "available",
      ShardRoute::blocking},
-    {"bzmpop", -5, cmd_write | cmd_blocking, bzmpop, 0, 0, 0, "sorted_set",
+    {"bzmpop", -5, cmd_write | cmd_blocking, bzmpop, 0, 0, 0, "sorted-set",
      "Remove and return members with scores in a sorted set or block until one is available", ShardRoute::blocking,
      2},
 };

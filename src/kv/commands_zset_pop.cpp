@@ -114,11 +114,11 @@ void zmpop(CommandContext& ctx) {
 }
 
 constexpr Command commands[] = {
-    {"zpopmin", -2, cmd_write | cmd_fast, zpopmin, 1, 1, 1, "sorted_set",
+    {"zpopmin", -2, cmd_write | cmd_fast, zpopmin, 1, 1, 1, "sorted-set",
      "Remove and return members with the lowest scores in a sorted set"},
-    {"zpopmax", -2, cmd_write | cmd_fast, zpopmax, 1, 1, 1, "sorted_set",
+    {"zpopmax", -2, cmd_write | cmd_fast, zpopmax, 1, 1, 1, "sorted-set",
      "Remove and return members with the highest scores in a sorted set"},
-    {"zmpop", -4, cmd_write, zmpop, 0, 0, 0, "sorted_set",
+    {"zmpop", -4, cmd_write, zmpop, 0, 0, 0, "sorted-set",
      "Remove and return members with scores in a sorted set", ShardRoute::gather, 1},
 };
 

@@ -70,6 +70,7 @@ const std::vector<std::vector<std::string>> vocabulary = {
     {"SMOVE", "K", "K", "E"}, {"SINTER", "K", "K"}, {"SINTERCARD", "N", "K", "K", "O", "N"},
     {"SINTERSTORE", "K", "K", "K"}, {"SUNION", "K", "K"}, {"SUNIONSTORE", "K", "K"}, {"SDIFF", "K", "K"},
     {"SDIFFSTORE", "K", "K", "K"}, {"SSCAN", "K", "N", "O", "N"}, {"SETBIT", "K", "N", "N"}, {"GETBIT", "K", "N"},
+    {"PFADD", "K", "E", "E"}, {"PFCOUNT", "K"}, {"PFCOUNT", "K", "K"}, {"PFMERGE", "K", "K", "K"},
     {"BITCOUNT", "K", "N", "N", "O"}, {"BITPOS", "K", "N", "N", "N", "O"}, {"BITOP", "O", "K", "K", "K"},
     {"BITFIELD", "K", "O", "O", "N", "N"}, {"BITFIELD_RO", "K", "GET", "O", "N"}, {"LCS", "K", "K", "O", "O"},
     {"GETRANGE", "K", "N", "N"}, {"SET", "K", "E"}, {"APPEND", "K", "E"}, {"INCR", "K"}, {"DEL", "K"},

@@ -248,8 +248,8 @@ TEST_CASE("CONFIG GET answers a plain name as typed, a pattern's matches as Redi
   CHECK(f.cmd({"CONFIG", "GET", "h\\z"}) == "*0\r\n");  // no glob character: a name, and no parameter is called that
   CHECK(f.cmd({"CONFIG", "GET", "nosuch", "*nosuch*"}) == "*0\r\n");
   const std::string max = f.cmd({"CONFIG", "GET", "MAXMEMORY", "*MAX*"});
-  // then maxclients, proto-max-bulk-len, maxmemory-policy and the types' eleven *-max-* thresholds (aliases too)
-  CHECK(max.rfind("*30\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n", 0) == 0);
+  // then maxclients, proto-max-bulk-len, maxmemory-policy and the types' twelve *-max-* thresholds (aliases too)
+  CHECK(max.rfind("*32\r\n$9\r\nMAXMEMORY\r\n$1\r\n0\r\n", 0) == 0);
   CHECK(max.find("$9\r\nmaxmemory\r\n") == std::string::npos);
   CHECK(max.find("$16\r\nmaxmemory-policy\r\n$10\r\nnoeviction\r\n") != std::string::npos);
 }

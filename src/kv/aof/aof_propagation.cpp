@@ -34,6 +34,7 @@ const absl::flat_hash_map<std::string_view, Rule>& rules() {
       {"unlink", Rule::unless_zero},    {"renamenx", Rule::unless_zero},  {"hdel", Rule::unless_zero},
       {"hsetnx", Rule::unless_zero},    {"sadd", Rule::unless_zero},      {"srem", Rule::unless_zero},
       {"smove", Rule::unless_zero},     {"lpushx", Rule::unless_zero},    {"rpushx", Rule::unless_zero},
+      {"pfadd", Rule::unless_zero},
       {"lpop", Rule::unless_nil},       {"rpop", Rule::unless_nil},       {"lmove", Rule::unless_nil},
       {"rpoplpush", Rule::unless_nil},
   };

@@ -13,8 +13,10 @@ namespace duet::kv::zset_family {
 namespace {
 
 // strtod over a NUL-terminated copy, as Redis's over an sds: the parse ends
-// at the first NUL byte, which then counts as the end of the string.
-double c_strtod(std::string_view text, bool& whole, int& error) {
+// at the first NUL byte. `whole`: it stopped at a NUL (zslParseRange's test,
+// which a NUL inside passes); `used`: how many bytes it read (string2d
+// compares that with the length, which a NUL inside fails).
+double c_strtod(std::string_view text, bool& whole, int& error, std::size_t* used = nullptr) {
   thread_local std::string copy;
   copy.assign(text);
   char* end = nullptr;
@@ -22,6 +24,7 @@ double c_strtod(std::string_view text, bool& whole, int& error) {
   const double value = std::strtod(copy.c_str(), &end);
   error = errno;
   whole = *end == '\0';
+  if (used != nullptr) *used = static_cast<std::size_t>(end - copy.c_str());
   return value;
 }
 
@@ -89,8 +92,9 @@ bool parse_score(std::string_view text, double& score) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) != 0) return false;
   bool whole = false;
   int error = 0;
-  score = c_strtod(text, whole, error);
-  if (!whole || std::isnan(score)) return false;
+  std::size_t used = 0;
+  score = c_strtod(text, whole, error, &used);
+  if (used != text.size() || std::isnan(score)) return false;
   // Overflow (±HUGE_VAL) and underflow to zero are errors; a denormal is not.
   return !(error == ERANGE && (std::isinf(score) || score == 0));
 }

@@ -25,7 +25,7 @@ and MULTI_SCRIPTS with CONNECTIONS = n: scripts whose steps are (connection, com
 after each step every connection's bytes (replies and pushes) are read until the server goes quiet and
 compared ("sorted": as sorted lines, for hash-ordered replies; "pubsub", "blocked": only INFO's lines
 starting so). A blocked connection's step reads nothing until a later step's push or timeout answers it.
-A step sending a blocking command (BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP) with a short timeout (0 < t <= 1 s)
+A step sending a blocking command (BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP BZPOPMIN BZPOPMAX BZMPOP) with a short timeout (0 < t <= 1 s)
 first waits t, then up to 1 s more for that connection's reply, so (0, ["BLPOP", "x", "0.1"]) reads its own
 timeout's null (Redis answers at its next cron tick, up to 100 ms late); it also serves as a pause.
 """
@@ -169,7 +169,8 @@ def read_quiet(sock, quiet=0.05):
         return out
 
 
-BLOCKING = {"BLPOP": -1, "BRPOP": -1, "BLMOVE": -1, "BRPOPLPUSH": -1, "BLMPOP": 1}  # command: its timeout's index
+BLOCKING = {"BLPOP": -1, "BRPOP": -1, "BLMOVE": -1, "BRPOPLPUSH": -1, "BLMPOP": 1,  # command: its timeout's index
+            "BZPOPMIN": -1, "BZPOPMAX": -1, "BZMPOP": 1}
 
 
 def short_timeout(cmd):
