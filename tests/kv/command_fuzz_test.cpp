@@ -77,6 +77,8 @@ const std::vector<std::vector<std::string>> vocabulary = {
     {"EXPIRE", "K", "N"}, {"TYPE", "K"}, {"OBJECT", "ENCODING", "K"}, {"MEMORY", "USAGE", "K"},
     {"COPY", "K", "K", "O"}, {"RENAME", "K", "K"}, {"MOVE", "K", "N"}, {"SCAN", "N", "TYPE", "O"},
     {"EXPIRETIME", "K"}, {"PEXPIRETIME", "K"}, {"TIME"},
+    {"SORT", "K", "O", "O", "O", "N", "N", "O", "K"}, {"SORT", "K", "BY", "O", "GET", "O", "O", "O", "O"},
+    {"SORT_RO", "K", "O", "O", "N", "N"},
     {"CONFIG", "SET", "O", "N"},
 };
 
@@ -91,7 +93,8 @@ const std::vector<std::string> options = {"LEFT", "RIGHT", "BEFORE", "AFTER", "R
                                           "#1", "LEN", "IDX", "WITHMATCHLEN", "MINMATCHLEN", "REPLACE", "list",
                                           "hash", "set", "string", "hash-max-listpack-entries",
                                           "hash-max-listpack-value", "set-max-intset-entries",
-                                          "list-max-listpack-size", "*", "FOO"};
+                                          "list-max-listpack-size", "*", "FOO", "BY", "ALPHA", "DESC", "STORE",
+                                          "nosort", "k*", "#", "k*->a"};
 
 std::string pick(std::mt19937_64& rng, const std::vector<std::string>& from) {
   return from[rng() % from.size()];
