@@ -141,6 +141,8 @@ std::span<const Command> pubsub_commands() noexcept;
 std::span<const Command> list_commands() noexcept;    // commands_list.cpp
 std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
+std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
+std::span<const Command> zset_range_commands() noexcept;  // commands_zset_range.cpp
 std::span<const Command> zset_algebra_commands() noexcept;  // commands_zset_algebra.cpp: ZUNION ZINTER ZDIFF ...
 std::span<const Command> zset_random_commands() noexcept;   // commands_zset_random.cpp: ZRANDMEMBER ZSCAN
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp

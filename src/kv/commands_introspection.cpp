@@ -41,6 +41,7 @@ void reply_categories(CommandContext& ctx, const Command& cmd) {
                            : cmd.group == "list"       ? "@list"
                            : cmd.group == "hash"       ? "@hash"
                            : cmd.group == "set"        ? "@set"
+                           : cmd.group == "sorted-set" ? "@sortedset"
                            : cmd.group == "bitmap"     ? "@bitmap"
                            : cmd.group == "generic"    ? "@keyspace"
                            : cmd.group == "connection" ? "@connection"

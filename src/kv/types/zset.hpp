@@ -12,10 +12,12 @@
 //   zsetTypeCreate / zsetConvertToListpackIfNeeded.
 // - listpack (zset_listpack.hpp): ONE allocation, the 1-byte header then the
 //   entries in order, each [varint length][member][score]; a score that is an
-//   integer of at most 2^53 in magnitude (not -0.0) takes 1 + its bytes, any
+//   integer of at most 2^53 in magnitude takes 1 + its bytes, any
 //   other 9. Five members "m1".."m5" with small integer scores: 22 bytes.
 // - Order is Redis's: score ascending, ties by member bytewise (memcmp, then
-//   length). -0.0 and 0.0 are equal scores; a score reads back as given.
+//   length). -0.0 and 0.0 are equal scores; a score reads back as given,
+//   except that a listpack keeps -0.0 as 0 (Redis 7.0 stores an integral
+//   score as an integer there), while the tree keeps -0.0.
 //   NaN is never stored (zset_add answers `nan`).
 // - Writes go through the functions below on the Value: a listpack write
 //   builds the object anew (as Redis's listpack reallocs), so a ZsetObject*

@@ -4,8 +4,8 @@
 //
 // A listpack entry is [varint member length][member][score]; a score is a
 // tag byte then its bytes: tag 1..7, a signed integer of that many bytes
-// little-endian (integral scores of at most 2^53 in magnitude, not -0.0,
-// read back exactly as the double); tag 0, the 8 bytes of the double. The
+// little-endian (integral scores of at most 2^53 in magnitude, read back
+// exactly as the double, except -0.0 which reads back as 0.0, as Redis's); tag 0, the 8 bytes of the double. The
 // payload is [varint payload length][entries...], in (score, member) order.
 #pragma once
 

@@ -13,8 +13,10 @@ namespace duet::kv::zset_family {
 namespace {
 
 // strtod over a NUL-terminated copy, as Redis's over an sds: the parse ends
-// at the first NUL byte, which then counts as the end of the string.
-double c_strtod(std::string_view text, bool& whole, int& error) {
+// at the first NUL byte. `whole`: it stopped at a NUL (zslParseRange's test,
+// which a NUL inside passes); `used`: how many bytes it read (string2d
+// compares that with the length, which a NUL inside fails).
+double c_strtod(std::string_view text, bool& whole, int& error, std::size_t* used = nullptr) {
   thread_local std::string copy;
   copy.assign(text);
   char* end = nullptr;
@@ -22,6 +24,7 @@ double c_strtod(std::string_view text, bool& whole, int& error) {
   const double value = std::strtod(copy.c_str(), &end);
   error = errno;
   whole = *end == '\0';
+  if (used != nullptr) *used = static_cast<std::size_t>(end - copy.c_str());
   return value;
 }
 
@@ -72,13 +75,19 @@ Value& create_zset(CommandContext& ctx, std::string_view key, std::size_t size_h
 }
 
 void store_zset(CommandContext& ctx, std::string_view key, ObjectPtrOf<ZsetObject> zset, std::string_view event) {
-  if (zset->size() == 0) {
+  Value v;
+  v.set_object(std::move(zset));
+  store_zset(ctx, key, std::move(v), event);
+}
+
+void store_zset(CommandContext& ctx, std::string_view key, Value&& zset, std::string_view event) {
+  if (zset.as<ZsetObject>()->size() == 0) {
     if (ctx.db().erase(key, ctx.now)) notify_keyspace_event(ctx, notify_generic, "del", key);
     return;
   }
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
-  e.value.set_object(std::move(zset));
+  e.value = std::move(zset);
   zset_fit_encoding(e.value, limits(ctx));
   if (e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
   if (created) notify_keyspace_event(ctx, notify_new, "new", key);
@@ -89,8 +98,9 @@ bool parse_score(std::string_view text, double& score) {
   if (text.empty() || std::isspace(static_cast<unsigned char>(text[0])) != 0) return false;
   bool whole = false;
   int error = 0;
-  score = c_strtod(text, whole, error);
-  if (!whole || std::isnan(score)) return false;
+  std::size_t used = 0;
+  score = c_strtod(text, whole, error, &used);
+  if (used != text.size() || std::isnan(score)) return false;
   // Overflow (±HUGE_VAL) and underflow to zero are errors; a denormal is not.
   return !(error == ERANGE && (std::isinf(score) || score == 0));
 }

@@ -20,10 +20,10 @@ constexpr double max_exact_integer = 9007199254740992.0;  // 2^53
 // Bytes of the smallest signed little-endian integer holding v (1..7), or 0
 // when the score is kept as a double.
 unsigned int_bytes(double score, std::int64_t& v) noexcept {
-  // NaN and ±inf fail the first test; -0.0 must read back as -0.0.
-  if (!(std::fabs(score) <= max_exact_integer) || score != std::trunc(score) || (score == 0 && std::signbit(score))) {
-    return 0;
-  }
+  // NaN and ±inf fail the first test. -0.0 is kept as the integer 0 and
+  // reads back as 0.0, as Redis 7.0's listpack does (zzlInsertAt stores a
+  // score that double2ll takes as an integer), so ZSCORE answers "0" there.
+  if (!(std::fabs(score) <= max_exact_integer) || score != std::trunc(score)) return 0;
   v = static_cast<std::int64_t>(score);
   unsigned n = 1;
   while (n < 7 && (v < -(std::int64_t{1} << (8 * n - 1)) || v >= (std::int64_t{1} << (8 * n - 1)))) ++n;
