@@ -212,6 +212,11 @@ void diff(const Request& req, Result& out) {
 }
 
 void store(CommandContext& ctx, const Request& req, const Result& result) {
+  if (result.elements.empty() && ctx.db().find(*req.dst, ctx.now) == nullptr) {
+    // Nothing changed (Redis: no dirty++): nothing logged, no WATCH touched.
+    ctx.log_instead(std::span<const std::string_view>{});
+    return ctx.reply.integer(0);
+  }
   std::size_t longest = 0;
   for (const OwnedElement& e : result.elements) longest = std::max(longest, e.member.size());
   const ZsetLimits limits = zset_family::limits(ctx);

@@ -8,6 +8,8 @@ destination, its encoding after the store; ZRANDMEMBER ("length" and
 "unordered": it is random) and ZSCAN ("scan"); the keyspace events."""
 import random
 
+from zsets import event_script  # run.py runs from this folder
+
 rng = random.Random(2828)
 U = "unordered"
 L = "length"
@@ -197,11 +199,6 @@ SCRIPTS = [
 ]
 
 
-def event_script(steps, flags="KEA"):
-    return ([(1, ["CONFIG", "SET", "notify-keyspace-events", flags]), (0, ["PSUBSCRIBE", "__key*__:*"])] + steps
-            + [(1, ["CONFIG", "SET", "notify-keyspace-events", ""])])
-
-
 CONNECTIONS = 2
 MULTI_SCRIPTS = [
     # zunionstore / zinterstore / zdiffstore; "del" when an empty result deletes the destination; keymiss on sources
@@ -215,4 +212,11 @@ MULTI_SCRIPTS = [
     # "new" when a STORE form creates its destination
     event_script([(1, zadd("a", [("x", "1")])), (1, ["ZUNIONSTORE", "d", "1", "a"]), (1, ["ZUNIONSTORE", "d", "1", "a"]),
                   (1, ["ZDIFFSTORE", "d", "1", "nokey"]), (1, ["ZINTERSTORE", "d", "1", "a"])], "KEAn"),
+    # WATCH: a STORE form changes its destination, not its sources; inside MULTI it runs whole
+    [(1, zadd("a", [("x", "1"), ("y", "2")])), (1, ["SADD", "b", "y", "z"]), (0, ["WATCH", "a", "b"]),
+     (1, ["ZUNIONSTORE", "d", "2", "a", "b"]), (0, ["MULTI"]), (0, ["ZRANGE", "d", "0", "-1", "WITHSCORES"]), (0, ["EXEC"]),
+     (0, ["WATCH", "d"]), (1, ["ZINTERSTORE", "d", "2", "a", "b", "WEIGHTS", "2", "3"]), (0, ["MULTI"]), (0, ["PING"]),
+     (0, ["EXEC"]), (0, ["WATCH", "e"]), (1, ["ZDIFFSTORE", "e", "1", "nokey"]), (0, ["MULTI"]), (0, ["PING"]), (0, ["EXEC"]),
+     (0, ["MULTI"]), (0, ["ZUNIONSTORE", "d", "2", "a", "b", "AGGREGATE", "MAX"]), (0, ["ZDIFFSTORE", "e", "2", "d", "a"]),
+     (0, ["ZRANGE", "e", "0", "-1", "WITHSCORES"]), (0, ["ZINTERCARD", "2", "d", "e"]), (0, ["EXEC"])],
 ]
