@@ -35,6 +35,15 @@ struct Picker {
   CommandContext& ctx;
   const ZsetObject& zset;
   bool with_scores;
+  // A listpack finds a rank by walking its entries: its (at most a few
+  // hundred) elements are listed once, so each pick costs O(1), not O(size).
+  std::vector<ZsetObject::Element> listed;
+
+  Picker(CommandContext& c, const ZsetObject& z, bool scores) : ctx(c), zset(z), with_scores(scores) {
+    if (!zset.is_listpack()) return;
+    listed.reserve(zset.size());
+    zset.visit(0, zset.size(), false, [&](std::string_view m, double s) { return listed.push_back({m, s}), true; });
+  }
 
   void header(std::size_t picks) {
     ctx.reply.array(with_scores && ctx.reply.protocol() != 3 ? picks * 2 : picks);
@@ -45,7 +54,7 @@ struct Picker {
     if (with_scores) ctx.reply.double_value(score);
   }
   void put_rank(std::size_t rank) {
-    const ZsetObject::Element e = zset.at(rank);
+    const ZsetObject::Element e = listed.empty() ? zset.at(rank) : listed[rank];
     put(e.member, e.score);
   }
   std::size_t random_rank() { return static_cast<std::size_t>(ctx.store().next_random() % zset.size()); }
