@@ -9,16 +9,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
-#include <map>
 #include <random>
 #include <set>
 #include <string>
-#include <utility>
 #include <vector>
 
 #include "kv/types/zset.hpp"
 #include "kv/types/zset_family.hpp"
+#include "zset_model.hpp"
 
 using duet::kv::Value;
 using duet::kv::ZaddResult;
@@ -28,27 +26,9 @@ namespace kv = duet::kv;
 
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-using Key = std::pair<double, std::string>;
-
-struct Model {
-  std::set<Key> order;
-  std::map<std::string, double> scores;
-
-  void set(const std::string& m, double s) {
-    auto it = scores.find(m);
-    if (it != scores.end()) order.erase({it->second, m});
-    scores[m] = s;
-    order.emplace(s, m);
-  }
-  bool erase(const std::string& m) {
-    auto it = scores.find(m);
-    if (it == scores.end()) return false;
-    order.erase({it->second, m});
-    scores.erase(it);
-    return true;
-  }
-};
+using zset_model::inf;
+using zset_model::Key;
+using zset_model::Model;
 
 Value new_zset(std::size_t hint, const ZsetLimits& limits) {
   Value v;
@@ -80,44 +60,20 @@ double random_score(std::mt19937_64& rng) {
 void check_reads(const ZsetObject& z, const Model& model, std::mt19937_64& rng, std::size_t distinct) {
   const std::vector<Key> sorted(model.order.begin(), model.order.end());
   REQUIRE(z.size() == sorted.size());
-  std::size_t i = 0;
-  z.visit(0, sorted.size(), false, [&](std::string_view m, double s) {
-    REQUIRE(Key{s, std::string(m)} == sorted[i++]);
-    return true;
-  });
-  REQUIRE(i == sorted.size());
-  auto rank_where = [&](auto before) {
-    return static_cast<std::size_t>(std::partition_point(sorted.begin(), sorted.end(), before) - sorted.begin());
-  };
+  zset_model::check_in_order(z, sorted);
   for (int q = 0; q < 20; ++q) {
     const std::string m = random_member(rng, distinct);
     auto it = model.scores.find(m);
     REQUIRE(z.score(m).has_value() == (it != model.scores.end()));
     if (it != model.scores.end()) {
       REQUIRE(*z.score(m) == it->second);
-      REQUIRE(z.rank(m) == rank_where([&](const Key& k) { return k < Key{it->second, m}; }));
+      REQUIRE(z.rank(m) == zset_model::rank_where(sorted, [&](const Key& k) { return k < Key{it->second, m}; }));
     }
-    const double x = random_score(rng);
-    const std::size_t at_least = rank_where([&](const Key& k) { return k.first < x; });
-    const std::size_t above = rank_where([&](const Key& k) { return k.first <= x; });
-    REQUIRE(z.first_rank_with_score(x, false) == at_least);
-    REQUIRE(z.first_rank_with_score(x, true) == above);
-    REQUIRE(z.last_rank_with_score(x, false) == (above == 0 ? std::nullopt : std::optional(above - 1)));
-    REQUIRE(z.last_rank_with_score(x, true) == (at_least == 0 ? std::nullopt : std::optional(at_least - 1)));
+    zset_model::check_score_bounds(z, sorted, random_score(rng));
     if (sorted.empty()) continue;
     const std::size_t r = rng() % sorted.size();
     REQUIRE(Key{z.at(r).score, std::string(z.at(r).member)} == sorted[r]);
-    const bool reverse = rng() % 2 == 0;
-    const std::size_t count = rng() % 40;
-    std::size_t at = r;
-    std::size_t seen = 0;
-    z.visit(r, count, reverse, [&](std::string_view vm, double vs) {
-      REQUIRE(Key{vs, std::string(vm)} == sorted[at]);
-      ++seen;
-      at += reverse ? -1 : 1;
-      return true;
-    });
-    REQUIRE(seen == std::min(count, reverse ? r + 1 : sorted.size() - r));
+    zset_model::check_visit(z, sorted, r, rng() % 40, rng() % 2 == 0);
   }
 }
 
@@ -146,21 +102,18 @@ void random_write(Value& v, Model& model, std::mt19937_64& rng, std::size_t dist
       REQUIRE(r == ZaddResult::unchanged);
     } else if (!had) {
       REQUIRE(r == ZaddResult::added);
-      model.set(m, want);
+      model.insert(m, want);
     } else {
       REQUIRE(r == (want == old ? ZaddResult::same : ZaddResult::updated));
-      if (want != old) model.set(m, want);
+      model.update(m, want);
     }
   } else if (roll < 80) {
     REQUIRE(kv::zset_remove(v, m) == model.erase(m));
   } else if (roll < 88 && !model.order.empty()) {
     const std::size_t start = rng() % model.order.size();
     const std::size_t stop = std::min(model.order.size() - 1, start + rng() % 4);
-    auto first = std::next(model.order.begin(), static_cast<long>(start));
-    std::vector<std::string> gone;
-    for (auto it = first; gone.size() < stop - start + 1; ++it) gone.push_back(it->second);
-    REQUIRE(kv::zset_remove_ranks(v, start, stop) == gone.size());
-    for (const std::string& g : gone) model.erase(g);
+    const std::size_t removed = kv::zset_remove_ranks(v, start, stop);
+    REQUIRE(removed == model.erase_ranks(start, stop));
   } else if (roll < 92) {
     kv::zset_fit_encoding(v, limits);
   } else if (roll < 96) {
