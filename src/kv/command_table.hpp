@@ -122,7 +122,8 @@ struct Command {
   std::string_view summary;
   ShardRoute route = ShardRoute::derived;
   // > 0: the argument that holds the number of keys, which follow it
-  // (SINTERCARD, LMPOP: 1); first_key/last_key are then not used for routing.
+  // (SINTERCARD, LMPOP: 1); first_key..last_key, if any, are keys besides
+  // them (ZUNIONSTORE's destination: numkeys_at 2, first_key = last_key = 1).
   int numkeys_at = 0;
   // Non-null: the command's keys are "movable" (COMMAND says so) and the key
   // it finds is the one it writes (routing, WATCH, blocked clients and the
@@ -151,6 +152,9 @@ std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
 std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
+std::span<const Command> zset_range_commands() noexcept;  // commands_zset_range.cpp
+std::span<const Command> zset_algebra_commands() noexcept;  // commands_zset_algebra.cpp: ZUNION ZINTER ZDIFF ...
+std::span<const Command> zset_random_commands() noexcept;   // commands_zset_random.cpp: ZRANDMEMBER ZSCAN
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> hll_commands() noexcept;     // commands_hll.cpp: PFADD PFCOUNT PFMERGE
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE

@@ -169,6 +169,51 @@ void zscore(CommandContext& ctx) {
   ctx.reply.double_value(*score);
 }
 
+// ZMSCORE: a missing key answers like an empty set.
+void zmscore(CommandContext& ctx) {
+  bool ok = false;
+  const ZsetObject* zset = read_zset(ctx, ctx.argv[1], ok);
+  if (!ok) return;
+  ctx.reply.array(ctx.argv.size() - 2);
+  for (std::size_t j = 2; j < ctx.argv.size(); ++j) {
+    const std::optional<double> score = zset == nullptr ? std::nullopt : zset->score(ctx.argv[j]);
+    score ? ctx.reply.double_value(*score) : ctx.reply.null();
+  }
+}
+
+void zrank_generic(CommandContext& ctx, bool reverse) {
+  bool ok = false;
+  const ZsetObject* zset = read_zset(ctx, ctx.argv[1], ok);
+  if (!ok) return;
+  const std::optional<std::size_t> rank = zset == nullptr ? std::nullopt : zset->rank(ctx.argv[2]);
+  if (!rank) return ctx.reply.null();
+  ctx.reply.integer(static_cast<std::int64_t>(reverse ? zset->size() - 1 - *rank : *rank));
+}
+
+void zrank(CommandContext& ctx) { zrank_generic(ctx, false); }
+void zrevrank(CommandContext& ctx) { zrank_generic(ctx, true); }
+
+// ZCOUNT and ZLEXCOUNT: the range is parsed before the key is looked up;
+// the count is the difference of two ranks.
+template <class Range, auto parse>
+void count_in_range(CommandContext& ctx, std::string_view error) {
+  Range range;
+  if (!parse(ctx.argv[2], ctx.argv[3], range)) return ctx.reply.error(error);
+  bool ok = false;
+  const ZsetObject* zset = read_zset(ctx, ctx.argv[1], ok);
+  if (!ok) return;
+  const std::size_t n = zset == nullptr ? 0 : zset_family::ranks_in(*zset, range).count();
+  ctx.reply.integer(static_cast<std::int64_t>(n));
+}
+
+void zcount(CommandContext& ctx) {
+  count_in_range<zset_family::ScoreRange, zset_family::parse_score_range>(ctx, zset_family::err_range_not_float);
+}
+
+void zlexcount(CommandContext& ctx) {
+  count_in_range<zset_family::LexRange, zset_family::parse_lex_range>(ctx, zset_family::err_lex_range);
+}
+
 constexpr std::uint32_t w = cmd_write | cmd_denyoom | cmd_fast;
 constexpr std::uint32_t r = cmd_readonly | cmd_fast;
 
@@ -179,6 +224,13 @@ constexpr Command commands[] = {
     {"zrem", -3, cmd_write | cmd_fast, zrem, 1, 1, 1, "sorted-set", "Remove one or more members from a sorted set"},
     {"zcard", 2, r, zcard, 1, 1, 1, "sorted-set", "Get the number of members in a sorted set"},
     {"zscore", 3, r, zscore, 1, 1, 1, "sorted-set", "Get the score associated with the given member in a sorted set"},
+    {"zmscore", -3, r, zmscore, 1, 1, 1, "sorted-set", "Get the score associated with the given members in a sorted set"},
+    {"zrank", 3, r, zrank, 1, 1, 1, "sorted-set", "Determine the index of a member in a sorted set"},
+    {"zrevrank", 3, r, zrevrank, 1, 1, 1, "sorted-set",
+     "Determine the index of a member in a sorted set, with scores ordered from high to low"},
+    {"zcount", 4, r, zcount, 1, 1, 1, "sorted-set", "Count the members in a sorted set with scores within the given values"},
+    {"zlexcount", 4, r, zlexcount, 1, 1, 1, "sorted-set",
+     "Count the number of members in a sorted set between a given lexicographical range"},
 };
 
 }  // namespace

@@ -30,5 +30,6 @@ printf '\x02HELLO 3\nRPUSH l a b c\nLRANGE l 0 -1\nLPOS l b RANK -1\nLMOVE l m L
 printf '\x04HSET h f v g 1\nHINCRBYFLOAT h g 1.5\nHRANDFIELD h -5 WITHVALUES\nHSCAN h 0\nHGETALL h\n' > "$out/corpus/seed6"
 printf '\x06SADD s 1 2 x\nSINTERCARD 2 s t LIMIT 1\nSPOP s 2\nSRANDMEMBER s -3\nSDIFFSTORE d s t\n' > "$out/corpus/seed7"
 printf '\x03SETBIT b 7 1\nBITCOUNT b 0 -1 BIT\nBITFIELD b INCRBY i5 100 1 GET u4 0\nBITOP NOT c b\nLCS b c IDX\n' > "$out/corpus/seed8"
+printf '\x05ZADD z GT CH 1 a 2 b\nZRANGE z (1 +inf BYSCORE REV LIMIT 0 1 WITHSCORES\nZRANGESTORE d z [a + BYLEX\nZREMRANGEBYRANK z 0 -1\n' > "$out/corpus/seed9"
 cd "$out"
 exec ./kv_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 corpus

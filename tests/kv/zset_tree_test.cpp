@@ -15,49 +15,15 @@
 #include <vector>
 
 #include "kv/types/zset_tree.hpp"
+#include "zset_model.hpp"
 
 using duet::kv::ZsetTree;
 
 namespace {
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-using Key = std::pair<double, std::string>;
-
-struct Model {
-  std::set<Key> order;
-  std::map<std::string, double> scores;
-
-  bool insert(const std::string& m, double s) {
-    if (!scores.emplace(m, s).second) return false;
-    order.emplace(s, m);
-    return true;
-  }
-  bool update(const std::string& m, double s) {
-    auto it = scores.find(m);
-    if (it == scores.end()) return false;
-    if (it->second == s) return true;  // Redis keeps the score it has
-    order.erase({it->second, m});
-    order.emplace(s, m);
-    it->second = s;
-    return true;
-  }
-  bool erase(const std::string& m) {
-    auto it = scores.find(m);
-    if (it == scores.end()) return false;
-    order.erase({it->second, m});
-    scores.erase(it);
-    return true;
-  }
-  std::size_t erase_ranks(std::size_t start, std::size_t stop) {
-    if (start >= order.size() || start > stop) return 0;
-    auto first = std::next(order.begin(), static_cast<long>(start));
-    std::size_t n = std::min(stop, order.size() - 1) - start + 1;
-    auto last = std::next(first, static_cast<long>(n));
-    for (auto it = first; it != last; ++it) scores.erase(it->second);
-    order.erase(first, last);
-    return n;
-  }
-};
+using zset_model::inf;
+using zset_model::Key;
+using zset_model::Model;
 
 // Unique members of 0..100 bytes over a small alphabet with 0x00 and 0xff, so
 // that ties in score compare long common prefixes and bytes above 0x7f.
@@ -92,14 +58,8 @@ void check_reads(const ZsetTree& tree, const Model& model, const std::vector<std
   REQUIRE(tree.check_invariants() == "");
   REQUIRE(tree.size() == model.order.size());
   const std::vector<Key> sorted(model.order.begin(), model.order.end());
-  std::size_t i = 0;
-  tree.visit(0, sorted.size(), false, [&](std::string_view m, double s) {
-    REQUIRE(Key{s, std::string(m)} == sorted[i++]);
-  });
-  REQUIRE(i == sorted.size());
-  auto rank_where = [&](auto before) {
-    return static_cast<std::size_t>(std::partition_point(sorted.begin(), sorted.end(), before) - sorted.begin());
-  };
+  zset_model::check_in_order(tree, sorted);
+  auto rank_where = [&](auto before) { return zset_model::rank_where(sorted, before); };
   for (int q = 0; q < queries; ++q) {
     const std::string& m = pool[rng() % pool.size()];
     auto it = model.scores.find(m);
@@ -111,12 +71,7 @@ void check_reads(const ZsetTree& tree, const Model& model, const std::vector<std
       REQUIRE(tree.rank_of(m) == rank_where([&](const Key& k) { return k < Key{it->second, m}; }));
     }
     double x = random_score(rng);
-    std::size_t at_least = rank_where([&](const Key& k) { return k.first < x; });
-    std::size_t above = rank_where([&](const Key& k) { return k.first <= x; });
-    REQUIRE(tree.first_rank_with_score(x, false) == at_least);
-    REQUIRE(tree.first_rank_with_score(x, true) == above);
-    REQUIRE(tree.last_rank_with_score(x, false) == (above == 0 ? std::nullopt : std::optional(above - 1)));
-    REQUIRE(tree.last_rank_with_score(x, true) == (at_least == 0 ? std::nullopt : std::optional(at_least - 1)));
+    zset_model::check_score_bounds(tree, sorted, x);
     const Key bound{x, m};
     std::size_t key_at_least = rank_where([&](const Key& k) { return k < bound; });
     std::size_t key_above = rank_where([&](const Key& k) { return k <= bound; });
@@ -129,15 +84,7 @@ void check_reads(const ZsetTree& tree, const Model& model, const std::vector<std
     ZsetTree::Element e = tree.select(r);
     REQUIRE(Key{e.score, std::string(e.member)} == sorted[r]);
     bool reverse = rng() % 2 == 0;
-    std::size_t count = rng() % 150;
-    std::size_t at = r;
-    std::size_t seen = 0;
-    tree.visit(r, count, reverse, [&](std::string_view vm, double vs) {
-      REQUIRE(Key{vs, std::string(vm)} == sorted[at]);
-      ++seen;
-      at += reverse ? -1 : 1;
-    });
-    REQUIRE(seen == std::min(count, reverse ? r + 1 : sorted.size() - r));
+    zset_model::check_visit(tree, sorted, r, rng() % 150, reverse);
   }
 }
 

@@ -48,7 +48,7 @@ void touch_written_keys(const Command& cmd, CommandContext& ctx, std::string_vie
   std::size_t first = static_cast<std::size_t>(cmd.first_key);
   std::size_t end = cmd.last_key < 0 ? argc + 1 + static_cast<std::size_t>(cmd.last_key) : static_cast<std::size_t>(cmd.last_key) + 1;
   std::size_t step = cmd.key_step > 0 ? static_cast<std::size_t>(cmd.key_step) : 1;
-  if (cmd.numkeys_at > 0) {
+  if (cmd.numkeys_at > 0 && first == 0) {  // (ZUNIONSTORE writes only its table key, the destination)
     std::int64_t n = 0;
     const auto at = static_cast<std::size_t>(cmd.numkeys_at);
     if (argc <= at || !detail::parse_i64(ctx.argv[at], n) || n < 1) return;

@@ -146,6 +146,10 @@ bool gather_keys(const Command& cmd, std::span<const std::string_view> argv, int
     }
     first = at + 1;
     end = first + static_cast<std::size_t>(n);
+    // ZUNIONSTORE's destination: keys named by the table before the counted ones.
+    for (int i = cmd.first_key; i > 0 && i <= cmd.last_key; ++i) {
+      keys.push_back({db, std::string(argv[static_cast<std::size_t>(i)]), 0});
+    }
   } else {
     const KeyRange range = key_range(cmd, argv.size());
     first = range.first;

@@ -75,13 +75,19 @@ Value& create_zset(CommandContext& ctx, std::string_view key, std::size_t size_h
 }
 
 void store_zset(CommandContext& ctx, std::string_view key, ObjectPtrOf<ZsetObject> zset, std::string_view event) {
-  if (zset->size() == 0) {
+  Value v;
+  v.set_object(std::move(zset));
+  store_zset(ctx, key, std::move(v), event);
+}
+
+void store_zset(CommandContext& ctx, std::string_view key, Value&& zset, std::string_view event) {
+  if (zset.as<ZsetObject>()->size() == 0) {
     if (ctx.db().erase(key, ctx.now)) notify_keyspace_event(ctx, notify_generic, "del", key);
     return;
   }
   bool created = false;
   Entry& e = ctx.db().upsert(key, ctx.now, created);
-  e.value.set_object(std::move(zset));
+  e.value = std::move(zset);
   zset_fit_encoding(e.value, limits(ctx));
   if (e.has_expiry) ctx.db().set_expire(e, Entry::no_expiry);
   if (created) notify_keyspace_event(ctx, notify_new, "new", key);

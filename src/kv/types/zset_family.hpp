@@ -43,6 +43,8 @@ inline constexpr std::string_view err_lex_range = "ERR min or max not valid stri
 [[nodiscard]] inline ZsetLimits limits(CommandContext& ctx) noexcept { return ZsetLimits::from(ctx.server.config()); }
 Value& create_zset(CommandContext& ctx, std::string_view key, std::size_t size_hint, std::size_t value_len_hint);
 void store_zset(CommandContext& ctx, std::string_view key, ObjectPtrOf<ZsetObject> zset, std::string_view event);
+// The same for a set built in a Value (through zset_add & co.).
+void store_zset(CommandContext& ctx, std::string_view key, Value&& zset, std::string_view event);
 
 [[nodiscard]] bool parse_score(std::string_view text, double& score);
 
