@@ -28,7 +28,8 @@ TEST_CASE("with several shards SORT refuses BY and GET patterns as Redis Cluster
   const std::string l = fake.key_on(0, "l");
   settled_reply(fake, a, resp({"RPUSH", l, "3", "1", "2"}) + resp({"SET", "w_1", "9"}));
   CHECK(settled_reply(fake, a, resp({"SORT", l, "BY", "w_*"})) == by_refused);
-  CHECK(settled_reply(fake, a, resp({"SORT_RO", l, "BY", "w_*->f", "STORE"})) == by_refused);  // before the syntax error
+  // Refused where the option stands: before the syntax error that follows.
+  CHECK(settled_reply(fake, a, resp({"SORT_RO", l, "BY", "w_*->f", "STORE"})) == by_refused);
   CHECK(settled_reply(fake, a, resp({"SORT", l, "GET", "w_*"})) == get_refused);
   CHECK(settled_reply(fake, a, resp({"SORT", l, "GET", "#"})) == get_refused);  // 7.0 refuses every GET
   CHECK(settled_reply(fake, a, resp({"SORT", l, "BY", "nosort", "GET", "w_*"})) == get_refused);
