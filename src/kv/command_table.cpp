@@ -75,8 +75,9 @@ struct Table {
     for (auto family : {connection_commands(), string_commands(), counter_commands(), keyspace_commands(),
                         expire_commands(), server_commands(), introspection_commands(), aof_commands(),
                         pubsub_commands(), list_commands(), hash_commands(), set_commands(), zset_commands(),
-                        zset_range_commands(), zset_pop_commands(), geo_commands(), hll_commands(),
-                        bitmap_commands(), object_commands(), multi_commands(), blocking_commands(), wait_commands()}) {
+                        zset_range_commands(), zset_pop_commands(), zset_algebra_commands(),
+                        zset_random_commands(), geo_commands(), hll_commands(), bitmap_commands(), object_commands(),
+                        sort_commands(), multi_commands(), blocking_commands(), wait_commands()}) {
       for (const Command& cmd : family) {
         list.push_back(&cmd);
         add(cmd);

@@ -87,6 +87,11 @@ struct CommandContext {
 
 using CommandHandler = void (*)(CommandContext&);
 
+// A key that first_key..last_key cannot name, found by parsing the
+// arguments (Redis's getkeys_proc): SORT's STORE destination. Returns its
+// position in argv, 0 when the command names none.
+using KeyFinder = std::size_t (*)(std::span<const std::string_view> argv) noexcept;
+
 // Where a command runs when the keyspace is split over shards (--threads N,
 // kv/shard/). `derived` reads the key positions: no keys → the client's own
 // shard, one key → the key's shard, several → split by key and gathered.
@@ -117,12 +122,13 @@ struct Command {
   std::string_view summary;
   ShardRoute route = ShardRoute::derived;
   // > 0: the argument that holds the number of keys, which follow it
-  // (SINTERCARD, LMPOP: 1); first_key/last_key are then not used for routing.
+  // (SINTERCARD, LMPOP: 1); first_key..last_key, if any, are keys besides
+  // them (ZUNIONSTORE's destination: numkeys_at 2, first_key = last_key = 1).
   int numkeys_at = 0;
-  // A key a keyword names at no fixed place (GEORADIUS ... STORE key, one of
-  // Redis's "movable keys"): its argument index, 0 when the command as sent
-  // names none. That key is the one written; the table's keys are only read.
-  std::size_t (*keyword_key_at)(std::span<const std::string_view> argv) = nullptr;
+  // Non-null: the command's keys are "movable" (COMMAND says so) and the key
+  // it finds is the one it writes (routing, WATCH, blocked clients and the
+  // AOF rewrite take it beside first_key..last_key, which it only reads).
+  KeyFinder written_key = nullptr;
 };
 
 [[nodiscard]] const Command* find_command(std::string_view name) noexcept;
@@ -147,10 +153,13 @@ std::span<const Command> set_commands() noexcept;     // commands_set.cpp
 std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
 std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
 std::span<const Command> zset_range_commands() noexcept;  // commands_zset_range.cpp
+std::span<const Command> zset_algebra_commands() noexcept;  // commands_zset_algebra.cpp: ZUNION ZINTER ZDIFF ...
+std::span<const Command> zset_random_commands() noexcept;   // commands_zset_random.cpp: ZRANDMEMBER ZSCAN
 std::span<const Command> geo_commands() noexcept;     // commands_geo.cpp (searches: commands_geo_search.cpp)
 std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> hll_commands() noexcept;     // commands_hll.cpp: PFADD PFCOUNT PFMERGE
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
+std::span<const Command> sort_commands() noexcept;    // commands_sort.cpp: SORT SORT_RO
 std::span<const Command> multi_commands() noexcept;
 std::span<const Command> blocking_commands() noexcept;
 std::span<const Command> wait_commands() noexcept;  // commands_client_flow.cpp: WAIT  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH

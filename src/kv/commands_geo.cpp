@@ -65,7 +65,7 @@ namespace {
 
 // The last STORE or STOREDIST key among the options from `first` (as the
 // parser takes them: COUNT's value is not a keyword).
-std::size_t store_key_after(std::span<const std::string_view> argv, std::size_t first) {
+std::size_t store_key_after(std::span<const std::string_view> argv, std::size_t first) noexcept {
   std::size_t at = 0;
   for (std::size_t i = first; i + 1 < argv.size(); ++i) {
     if (equals_ci(argv[i], "store") || equals_ci(argv[i], "storedist")) {
@@ -79,8 +79,12 @@ std::size_t store_key_after(std::span<const std::string_view> argv, std::size_t 
 
 }  // namespace
 
-std::size_t georadius_store_key_at(std::span<const std::string_view> argv) { return store_key_after(argv, 6); }
-std::size_t georadiusbymember_store_key_at(std::span<const std::string_view> argv) { return store_key_after(argv, 5); }
+std::size_t georadius_store_key_at(std::span<const std::string_view> argv) noexcept {
+  return store_key_after(argv, 6);
+}
+std::size_t georadiusbymember_store_key_at(std::span<const std::string_view> argv) noexcept {
+  return store_key_after(argv, 5);
+}
 
 }  // namespace geo_cmd
 

@@ -14,8 +14,8 @@
 //   addReplyHumanLongDouble: "%.17Lf" with trailing zeros cut, a bulk string
 //   in RESP2 and a RESP3 double.
 // - georadius_store_key_at() finds GEORADIUS's STORE/STOREDIST key (the last
-//   one given) for routing over shards (Command::keyword_key_at); so does
-//   georadiusbymember_store_key_at().
+//   one given): the table's Command::written_key, for routing over shards,
+//   WATCH and the AOF rewrite; so does georadiusbymember_store_key_at().
 // - The session's thread only, as every handler.
 //
 //   geo_cmd::reply_coordinate(ctx, point.longitude);
@@ -41,7 +41,7 @@ void georadius_ro(CommandContext& ctx);
 void georadiusbymember(CommandContext& ctx);
 void georadiusbymember_ro(CommandContext& ctx);
 
-[[nodiscard]] std::size_t georadius_store_key_at(std::span<const std::string_view> argv);
-[[nodiscard]] std::size_t georadiusbymember_store_key_at(std::span<const std::string_view> argv);
+[[nodiscard]] std::size_t georadius_store_key_at(std::span<const std::string_view> argv) noexcept;
+[[nodiscard]] std::size_t georadiusbymember_store_key_at(std::span<const std::string_view> argv) noexcept;
 
 }  // namespace duet::kv::geo_cmd

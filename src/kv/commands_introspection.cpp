@@ -22,9 +22,9 @@ void reply_flags(CommandContext& ctx, const Command& cmd) {
                             {cmd_loading, "loading"},   {cmd_stale, "stale"},       {cmd_skip_slowlog, "skip_slowlog"},
                             {cmd_fast, "fast"},
                             {cmd_no_auth, "no_auth"},   {cmd_no_multi, "no_multi"}, {cmd_allow_busy, "allow_busy"}};
-  // A key count in the arguments (LMPOP, BLMPOP, SINTERCARD) or a key named
-  // by a keyword (GEORADIUS's STORE) makes the keys "movable": Redis names it last.
-  const bool movable = cmd.numkeys_at > 0 || cmd.keyword_key_at != nullptr;
+  // A key count in the arguments (LMPOP, BLMPOP, SINTERCARD) or a key found
+  // by parsing them (SORT's STORE) makes the keys "movable": Redis names it last.
+  const bool movable = cmd.numkeys_at > 0 || cmd.written_key != nullptr;
   std::size_t n = movable ? 1 : 0;
   for (const Name& f : names) n += (cmd.flags & f.bit) != 0 ? 1 : 0;
   ctx.reply.set(n);  // flags, categories, tips and key specs are sets in RESP3

@@ -148,11 +148,14 @@ class ServerState {
   }
 
   [[nodiscard]] bool over_maxmemory() const noexcept {
-    return config_.maxmemory != 0 && store_.used_memory() > config_.maxmemory / memory_shares_;
+    return config_.maxmemory != 0 && store_.used_memory() > config_.maxmemory / shard_count_;
   }
-  // With the keyspace split over N shards (kv/shard/) each shard's state may
-  // hold maxmemory / N, as Dragonfly splits it: no shard reads another's count.
-  void set_memory_shares(std::size_t shares) noexcept { memory_shares_ = shares == 0 ? 1 : shares; }
+  // How many shards the keyspace is split over (kv/shard/; 1 without).
+  // Each shard's state may hold maxmemory / N, as Dragonfly splits it: no
+  // shard reads another's count. SORT refuses patterns that name other keys
+  // when N > 1, as Redis Cluster does.
+  void set_shard_count(std::size_t shards) noexcept { shard_count_ = shards == 0 ? 1 : shards; }
+  [[nodiscard]] std::size_t shard_count() const noexcept { return shard_count_; }
 
   using ClientCloser = void (*)(int fd);
   void set_client_closer(ClientCloser closer) noexcept { client_closer_ = closer; }
@@ -196,7 +199,7 @@ class ServerState {
   std::array<DbRef, Store::db_count> db_refs_{};
   SocketNamer socket_namer_ = nullptr;
   ClientCloser client_closer_ = nullptr;
-  std::size_t memory_shares_ = 1;
+  std::size_t shard_count_ = 1;
   std::int64_t idle_check_s_ = 0;  // the second of the last idle-client pass
   std::int64_t start_ms_;
   bool shutdown_ = false;

@@ -1,5 +1,6 @@
-// The types in the append-only file (issue 25): writers append to a list, a
-// hash, a set and a bitmap each while rewrites run back to back (each one
+// The types in the append-only file (issues 25 and 28): writers append to a
+// list, a hash, a set, a bitmap, a sorted set and a HyperLogLog each while
+// rewrites run back to back (each one
 // dumping big values in batches of at most 64 elements), the server is killed
 // with SIGKILL and started again at once; every acknowledged element must be
 // there, in order for the list, and the big values whole.
@@ -21,11 +22,14 @@ using duet::test::TempDir;
 
 namespace {
 
-// The commands that write element i of writer `w`'s four keys.
+constexpr int keys_per_writer = 6;
+
+// The commands that write element i of writer `w`'s keys.
 std::string writes(const std::string& w, int i) {
   const std::string n = std::to_string(i);
   return aofe2e::resp({"RPUSH", "l:" + w, n}) + aofe2e::resp({"HSET", "h:" + w, "f" + n, n}) +
-         aofe2e::resp({"SADD", "s:" + w, n}) + aofe2e::resp({"SETBIT", "b:" + w, n, "1"});
+         aofe2e::resp({"SADD", "s:" + w, n}) + aofe2e::resp({"SETBIT", "b:" + w, n, "1"}) +
+         aofe2e::resp({"ZADD", "z:" + w, n + ".5", "m" + n}) + aofe2e::resp({"PFADD", "p:" + w, n});
 }
 
 // Writes elements 0, 1, ... until `stop`; `acked` counts those whose four
@@ -35,7 +39,7 @@ void write_elements(int port, const std::string& w, const std::atomic<bool>& sto
     Client c(port);
     for (int i = 0; !stop.load(); ++i) {
       if (!c.send(writes(w, i))) return;
-      for (int r = 0; r < 4; ++r) {
+      for (int r = 0; r < keys_per_writer; ++r) {
         if (c.reply(5000).rfind(':', 0) != 0) return;
       }
       acked = i + 1;
@@ -50,9 +54,15 @@ std::size_t count_missing(Client& c, const std::string& w, int n) {
   for (int i = 0; i < n; ++i) {
     const std::string s = std::to_string(i);
     batch += aofe2e::resp({"LINDEX", "l:" + w, s}) + aofe2e::resp({"HGET", "h:" + w, "f" + s}) +
-             aofe2e::resp({"SISMEMBER", "s:" + w, s}) + aofe2e::resp({"GETBIT", "b:" + w, s});
+             aofe2e::resp({"SISMEMBER", "s:" + w, s}) + aofe2e::resp({"GETBIT", "b:" + w, s}) +
+             aofe2e::resp({"ZSCORE", "z:" + w, "m" + s});
   }
-  if (!c.send(batch)) return 4 * static_cast<std::size_t>(n);
+  // Every acknowledged element is in the HyperLogLog when adding them all to a
+  // copy of it changes no register (PFADD answers 0).
+  std::string all;
+  for (int i = 0; i < n; ++i) all += aofe2e::resp({"PFADD", "p:" + w + ":copy", std::to_string(i)});
+  batch += aofe2e::resp({"PFMERGE", "p:" + w + ":copy", "p:" + w}) + all;
+  if (!c.send(batch)) return keys_per_writer * static_cast<std::size_t>(n);
   std::size_t missing = 0;
   for (int i = 0; i < n; ++i) {
     const std::string s = std::to_string(i);
@@ -60,7 +70,10 @@ std::size_t count_missing(Client& c, const std::string& w, int n) {
     missing += c.reply() == s ? 0 : 1;
     missing += c.reply() == ":1" ? 0 : 1;
     missing += c.reply() == ":1" ? 0 : 1;
+    missing += c.reply() == s + ".5" ? 0 : 1;
   }
+  missing += c.reply() == "+OK" ? 0 : 1;
+  for (int i = 0; i < n; ++i) missing += c.reply() == ":0" ? 0 : 1;
   return missing;
 }
 
@@ -70,10 +83,11 @@ bool preload(Client& c) {
   for (int i = 0; i < 1000; ++i) {
     const std::string s = std::to_string(i);
     batch += aofe2e::resp({"RPUSH", "big:l", s}) + aofe2e::resp({"HSET", "big:h", "f" + s, s}) +
-             aofe2e::resp({"SADD", "big:s", "m" + s}) + aofe2e::resp({"SADD", "big:i", s});
+             aofe2e::resp({"SADD", "big:s", "m" + s}) + aofe2e::resp({"SADD", "big:i", s}) +
+             aofe2e::resp({"ZADD", "big:z", s, "m" + s}) + aofe2e::resp({"PFADD", "big:p", s});
   }
   if (!c.send(batch)) return false;
-  for (int i = 0; i < 4000; ++i) {
+  for (int i = 0; i < 6000; ++i) {
     if (c.reply().rfind(':', 0) != 0) return false;
   }
   return true;
@@ -81,7 +95,7 @@ bool preload(Client& c) {
 
 }  // namespace
 
-TEST_CASE("every acknowledged list, hash, set and bitmap write survives a kill -9 during rewrites, for both executables on both backends, on one thread or two") {
+TEST_CASE("every acknowledged list, hash, set, bitmap, sorted-set and HyperLogLog write survives a kill -9 during rewrites, for both executables on both backends, on one thread or two") {
   const char* voice = GENERATE("stackless", "stackful");
   const char* backend = GENERATE("io_uring", "epoll");
   const char* threads = GENERATE("1", "2");
@@ -128,4 +142,8 @@ TEST_CASE("every acknowledged list, hash, set and bitmap write survives a kill -
   CHECK(check.call({"SCARD", "big:i"}) == ":1000");
   CHECK(check.call({"OBJECT", "ENCODING", "big:i"}) == "hashtable");  // 1000 > set-max-intset-entries
   CHECK(check.call({"OBJECT", "ENCODING", "big:h"}) == "hashtable");  // 1000 > hash-max-listpack-entries
+  CHECK(check.call({"ZCARD", "big:z"}) == ":1000");
+  CHECK(check.call({"ZRANK", "big:z", "m640"}) == ":640");
+  CHECK(check.call({"OBJECT", "ENCODING", "big:z"}) == "skiplist");  // 1000 > zset-max-listpack-entries
+  CHECK(check.call({"PFCOUNT", "big:p"}) == ":1001");  // Redis's estimate for "0".."999"
 }

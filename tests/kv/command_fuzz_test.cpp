@@ -83,6 +83,8 @@ const std::vector<std::vector<std::string>> vocabulary = {
     {"EXPIRE", "K", "N"}, {"TYPE", "K"}, {"OBJECT", "ENCODING", "K"}, {"MEMORY", "USAGE", "K"},
     {"COPY", "K", "K", "O"}, {"RENAME", "K", "K"}, {"MOVE", "K", "N"}, {"SCAN", "N", "TYPE", "O"},
     {"EXPIRETIME", "K"}, {"PEXPIRETIME", "K"}, {"TIME"},
+    {"SORT", "K", "O", "O", "O", "N", "N", "O", "K"}, {"SORT", "K", "BY", "O", "GET", "O", "O", "O", "O"},
+    {"SORT_RO", "K", "O", "O", "N", "N"},
     {"CONFIG", "SET", "O", "N"},
     {"ZADD", "K", "O", "N", "E", "N", "E"}, {"ZINCRBY", "K", "N", "E"}, {"ZREM", "K", "E", "E"}, {"ZCARD", "K"},
     {"ZSCORE", "K", "E"}, {"ZMSCORE", "K", "E", "E"}, {"ZRANK", "K", "E"}, {"ZREVRANK", "K", "E"},
@@ -91,6 +93,10 @@ const std::vector<std::vector<std::string>> vocabulary = {
     {"ZRANGEBYSCORE", "K", "N", "N", "O", "N", "N"}, {"ZREVRANGEBYSCORE", "K", "N", "N", "O", "N", "N"},
     {"ZRANGEBYLEX", "K", "O", "O", "O", "N", "N"}, {"ZREVRANGEBYLEX", "K", "O", "O", "O", "N", "N"},
     {"ZREMRANGEBYRANK", "K", "N", "N"}, {"ZREMRANGEBYSCORE", "K", "N", "N"}, {"ZREMRANGEBYLEX", "K", "O", "O"},
+    {"ZUNION", "N", "K", "K", "O", "N", "N", "O", "O"}, {"ZINTER", "N", "K", "K", "O", "N", "O", "O"},
+    {"ZDIFF", "N", "K", "K", "O"}, {"ZUNIONSTORE", "K", "N", "K", "K", "O", "N", "N", "O", "O"},
+    {"ZINTERSTORE", "K", "N", "K", "K", "O", "O", "N", "N"}, {"ZDIFFSTORE", "K", "N", "K", "K"},
+    {"ZINTERCARD", "N", "K", "K", "O", "N"}, {"ZRANDMEMBER", "K", "N", "O"}, {"ZSCAN", "K", "N", "O", "O", "O", "N"},
 };
 
 const std::vector<std::string> numbers = {"0", "1", "-1", "2", "3", "-2", "5", "10", "63", "64", "100", "-100",
@@ -106,9 +112,11 @@ const std::vector<std::string> options = {"LEFT", "RIGHT", "BEFORE", "AFTER", "R
                                           "hash-max-listpack-value", "set-max-intset-entries",
                                           "list-max-listpack-size", "*", "FOO", "NX", "XX", "GT", "LT", "CH", "INCR",
                                           "BYSCORE", "BYLEX", "REV", "WITHSCORES", "[a", "(b", "-", "+", "(1",
-                                          "zset-max-listpack-entries", "zset-max-listpack-value", "m", "km", "ft",
-                                          "mi", "WITHDIST", "WITHCOORD", "WITHHASH", "ASC", "DESC", "ANY", "STORE",
-                                          "STOREDIST", "FROMMEMBER", "FROMLONLAT", "BYRADIUS", "BYBOX"};
+                                          "zset-max-listpack-entries", "zset-max-listpack-value", "WEIGHTS",
+                                          "AGGREGATE", "SUM", "MIN", "MAX", "BY", "ALPHA", "DESC", "STORE", "nosort",
+                                          "k*", "#", "k*->a", "m", "km", "ft", "mi", "WITHDIST", "WITHCOORD",
+                                          "WITHHASH", "ASC", "ANY", "STOREDIST", "FROMMEMBER", "FROMLONLAT",
+                                          "BYRADIUS", "BYBOX"};
 
 std::string pick(std::mt19937_64& rng, const std::vector<std::string>& from) {
   return from[rng() % from.size()];

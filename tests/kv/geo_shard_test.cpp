@@ -1,5 +1,5 @@
 // The geo stores over several shards: GEORADIUS's STORE key is named by a
-// keyword (Command::keyword_key_at), so the command must gather it with its
+// keyword (Command::written_key), so the command must gather it with its
 // source and write it on its own shard, as GEOSEARCHSTORE does its first key.
 #include <catch2/catch.hpp>
 

@@ -31,5 +31,7 @@ printf '\x04HSET h f v g 1\nHINCRBYFLOAT h g 1.5\nHRANDFIELD h -5 WITHVALUES\nHS
 printf '\x06SADD s 1 2 x\nSINTERCARD 2 s t LIMIT 1\nSPOP s 2\nSRANDMEMBER s -3\nSDIFFSTORE d s t\n' > "$out/corpus/seed7"
 printf '\x03SETBIT b 7 1\nBITCOUNT b 0 -1 BIT\nBITFIELD b INCRBY i5 100 1 GET u4 0\nBITOP NOT c b\nLCS b c IDX\n' > "$out/corpus/seed8"
 printf '\x05ZADD z GT CH 1 a 2 b\nZRANGE z (1 +inf BYSCORE REV LIMIT 0 1 WITHSCORES\nZRANGESTORE d z [a + BYLEX\nZREMRANGEBYRANK z 0 -1\n' > "$out/corpus/seed9"
+printf '\x02HELLO 3\nZADD z 1 a 2 b\nZUNIONSTORE d 2 z s WEIGHTS 2 -1 AGGREGATE MAX\nZINTER 1 d WITHSCORES\nBZMPOP 0 2 z d MIN COUNT 2\nZSCAN d 0\n' > "$out/corpus/seed10"
+printf '\x01PFADD h a b c\nPFCOUNT h g\nPFMERGE m h\nGET m\nSORT l BY w_* GET # GET h_*->f LIMIT 0 2 ALPHA DESC STORE o\n' > "$out/corpus/seed11"
 cd "$out"
 exec ./kv_fuzz -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=4096 -print_final_stats=1 corpus

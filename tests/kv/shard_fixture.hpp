@@ -110,4 +110,11 @@ inline void settle(FakeShards& shards, std::vector<ShardClient*> clients) {
   }
 }
 
+// Sends `bytes` on `client`, settles, and returns what came back.
+inline std::string settled_reply(FakeShards& shards, ShardClient& client, const std::string& bytes) {
+  client.send(bytes);
+  settle(shards, {&client});
+  return client.take();
+}
+
 }  // namespace kvtest

@@ -171,8 +171,8 @@ void AofRewriter::before_write(const Command& cmd, CommandContext& ctx) {
   const int last = cmd.last_key < 0 ? argc + cmd.last_key : cmd.last_key;
   const int step = cmd.key_step > 0 ? cmd.key_step : 1;
   for (int i = cmd.first_key; i <= last && i < argc; i += step) touch(db, ctx.argv[static_cast<std::size_t>(i)]);
-  if (cmd.keyword_key_at != nullptr) {
-    if (const std::size_t at = cmd.keyword_key_at(ctx.argv); at != 0) touch(db, ctx.argv[at]);
+  if (cmd.written_key != nullptr) {  // SORT ... STORE dst
+    if (const std::size_t at = cmd.written_key(ctx.argv); at != 0) touch(db, ctx.argv[at]);
   }
 }
 

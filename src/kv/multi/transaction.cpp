@@ -36,20 +36,20 @@ void touch_written_keys(const Command& cmd, CommandContext& ctx, std::string_vie
   const int db = ctx.client.db;
   const std::size_t argc = ctx.argv.size();
   if (cmd.name == "copy") return touch_copy_target(ctx);
-  if (cmd.keyword_key_at != nullptr) {  // GEORADIUS ... STORE key: only that key is written
-    if (const std::size_t at = cmd.keyword_key_at(ctx.argv); at != 0) store.touch(db, ctx.argv[at]);
-    return;
-  }
   if (cmd.name == "move") {
     std::int64_t to = 0;
     store.touch(db, ctx.argv[1]);
     if (detail::parse_i64(ctx.argv[2], to) && to >= 0 && to < Store::db_count) store.touch(static_cast<int>(to), ctx.argv[1]);
     return;
   }
+  if (cmd.written_key != nullptr) {  // SORT, GEORADIUS: STORE's destination alone
+    if (const std::size_t at = cmd.written_key(ctx.argv); at != 0) store.touch(db, ctx.argv[at]);
+    return;
+  }
   std::size_t first = static_cast<std::size_t>(cmd.first_key);
   std::size_t end = cmd.last_key < 0 ? argc + 1 + static_cast<std::size_t>(cmd.last_key) : static_cast<std::size_t>(cmd.last_key) + 1;
   std::size_t step = cmd.key_step > 0 ? static_cast<std::size_t>(cmd.key_step) : 1;
-  if (cmd.numkeys_at > 0) {
+  if (cmd.numkeys_at > 0 && first == 0) {  // (ZUNIONSTORE writes only its table key, the destination)
     std::int64_t n = 0;
     const auto at = static_cast<std::size_t>(cmd.numkeys_at);
     if (argc <= at || !detail::parse_i64(ctx.argv[at], n) || n < 1) return;

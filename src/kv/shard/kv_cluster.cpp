@@ -43,7 +43,7 @@ KvCluster::KvCluster(std::size_t shards, const ServerConfig& config) {
   for (std::size_t i = 0; i < shards; ++i) shards_.push_back(std::make_unique<KvShard>(*this, i, config));
   for (std::size_t i = 0; i < shards; ++i) {
     shards_[i]->state().clients().number_ids(i + 1, shards);
-    shards_[i]->state().set_memory_shares(shards);
+    shards_[i]->state().set_shard_count(shards);
     shards_[i]->state().pubsub().set_listening(&listening_, std::uint64_t{1} << i);
   }
 }

@@ -146,6 +146,10 @@ bool gather_keys(const Command& cmd, std::span<const std::string_view> argv, int
     }
     first = at + 1;
     end = first + static_cast<std::size_t>(n);
+    // ZUNIONSTORE's destination: keys named by the table before the counted ones.
+    for (int i = cmd.first_key; i > 0 && i <= cmd.last_key; ++i) {
+      keys.push_back({db, std::string(argv[static_cast<std::size_t>(i)]), 0});
+    }
   } else {
     const KeyRange range = key_range(cmd, argv.size());
     first = range.first;
@@ -157,8 +161,8 @@ bool gather_keys(const Command& cmd, std::span<const std::string_view> argv, int
   for (std::size_t i = first; i < end; i += step) {
     keys.push_back({keys.empty() ? db : (cmd.name == "copy" ? second_db : db), std::string(argv[i]), 0});
   }
-  if (cmd.keyword_key_at != nullptr) {
-    if (const std::size_t at = cmd.keyword_key_at(argv); at != 0) keys.push_back({db, std::string(argv[at]), 0});
+  if (cmd.written_key != nullptr) {  // SORT ... STORE dst
+    if (const std::size_t at = cmd.written_key(argv); at != 0) keys.push_back({db, std::string(argv[at]), 0});
   }
   return !keys.empty();
 }

@@ -72,6 +72,23 @@ function steps(c, tag) {
       assert.equal(Number(await c.sRem(k("s2"), "4")), 1);
       assert.equal(await c.type(k("s1")), "set");
     }],
+    ["sorted sets", async () => {
+      assert.equal(Number(await c.zAdd(k("z"), [{ score: 1, value: "a" }, { score: 2.5, value: "b" },
+                                                { score: -1, value: "c" }])), 3);
+      assert.deepEqual(await c.zRangeWithScores(k("z"), 0, -1),
+                       [{ value: "c", score: -1 }, { value: "a", score: 1 }, { value: "b", score: 2.5 }]);
+      assert.equal(Number(await c.zScore(k("z"), "b")), 2.5);
+      assert.equal(Number(await c.zIncrBy(k("z"), 0.5, "a")), 1.5);
+      assert.equal(Number(await c.zRank(k("z"), "b")), 2);
+      assert.equal(Number(await c.zCard(k("z"))), 3);
+      assert.deepEqual(await c.zPopMin(k("z")), { value: "c", score: -1 });
+      assert.equal(await c.type(k("z")), "zset");
+    }],
+    ["hyperloglog", async () => {
+      assert.equal(Number(await c.pfAdd(k("hll"), ["x", "y", "z"])), 1);
+      assert.equal(Number(await c.pfAdd(k("hll"), ["x"])), 0);
+      assert.equal(Number(await c.pfCount(k("hll"))), 3);
+    }],
     ["wrong type", async () => {
       await c.set(k("str"), "x");
       await assert.rejects(c.hGet(k("str"), "f"), /WRONGTYPE/);
@@ -177,6 +194,19 @@ async function ioredis(protocol) {
     sMembers: (key) => r.smembers(key), sIsMember: async (key, m) => (await r.sismember(key, m)) === 1,
     sInter: (keys) => r.sinter(...keys), sCard: (key) => r.scard(key), sRem: (key, m) => r.srem(key, m),
     publish: (ch, m) => r.publish(ch, m),
+    zAdd: (key, members) => r.zadd(key, ...members.flatMap((m) => [m.score, m.value])),
+    zRangeWithScores: async (key, a, b) => {  // RESP2: a flat array; RESP3: [member, score] pairs
+      const got = await r.zrange(key, a, b, "WITHSCORES");
+      const pairs = Array.isArray(got[0]) ? got : got.flatMap((x, i) => (i % 2 ? [] : [[x, got[i + 1]]]));
+      return pairs.map(([value, score]) => ({ value: String(value), score: Number(score) }));
+    },
+    zScore: (key, m) => r.zscore(key, m), zIncrBy: (key, n, m) => r.zincrby(key, n, m),
+    zRank: (key, m) => r.zrank(key, m), zCard: (key) => r.zcard(key),
+    zPopMin: async (key) => {
+      const [value, score] = await r.zpopmin(key);
+      return { value: String(value), score: Number(score) };
+    },
+    pfAdd: (key, xs) => r.pfadd(key, ...xs), pfCount: (key) => r.pfcount(key),
     txn: async (a, b) => (await r.multi().incrby(a, -5).incrby(b, 5).get(b).exec()).map(([, v]) => String(v)),
     watchFails: async (key) => {
       await r.watch(key);

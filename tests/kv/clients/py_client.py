@@ -60,6 +60,36 @@ def sets():
     assert r.scard("py:s4") == 1
 
 
+def sorted_sets():
+    assert r.zadd("py:z", {"a": 1, "b": 2.5, "c": -1}) == 3
+    assert r.zrange("py:z", 0, -1, withscores=True) == [("c", -1.0), ("a", 1.0), ("b", 2.5)]
+    assert r.zscore("py:z", "b") == 2.5
+    assert r.zincrby("py:z", 0.5, "a") == 1.5
+    assert r.zrank("py:z", "b") == 2 and r.zrevrank("py:z", "b") == 0
+    assert r.zrangebyscore("py:z", "(0", "+inf") == ["a", "b"]
+    assert r.zcount("py:z", "-inf", 2) == 2
+    assert r.zadd("py:z", {"a": 5}, xx=True, ch=True) == 1
+    assert r.zpopmin("py:z") == [("c", -1.0)]
+    assert r.zunionstore("py:z2", {"py:z": 2}) == 2
+    assert r.zrange("py:z2", 0, -1, withscores=True) == [("b", 5.0), ("a", 10.0)]
+    assert r.type("py:z") == "zset"
+    other = redis.Redis(host="127.0.0.1", port=r.connection_pool.connection_kwargs["port"], decode_responses=True)
+    adder = threading.Timer(0.05, lambda: other.zadd("py:zq", {"x": 7}))
+    adder.start()
+    assert r.bzpopmin(["py:zq"], timeout=2) == ("py:zq", "x", 7.0)  # served by the timer's ZADD
+    adder.join()
+    other.close()
+
+
+def hyperloglogs():
+    assert r.pfadd("py:hll", *[f"e{i}" for i in range(1000)]) == 1
+    assert r.pfadd("py:hll", "e1") == 0
+    assert r.pfcount("py:hll") == 1008  # Redis's estimate for e0..e999
+    assert r.pfadd("py:hll2", "x", "y") == 1
+    assert r.pfmerge("py:hll3", "py:hll", "py:hll2") is True
+    assert r.pfcount("py:hll3") == r.pfcount("py:hll", "py:hll2")
+
+
 def scan_and_types():
     r.set("py:str", "x")
     assert r.type("py:h") == "hash"
@@ -140,7 +170,8 @@ def blocking():
 def main():
     r.flushall()
     passed = failed = 0
-    for step in (strings, hashes, lists, sets, scan_and_types, pubsub, transactions, blocking):
+    for step in (strings, hashes, lists, sets, sorted_sets, hyperloglogs, scan_and_types, pubsub, transactions,
+                 blocking):
         try:
             step()
             print("ok   redis-py:resp2 %s" % step.__name__)
