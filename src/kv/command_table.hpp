@@ -150,9 +150,9 @@ std::span<const Command> pubsub_commands() noexcept;
 std::span<const Command> list_commands() noexcept;    // commands_list.cpp
 std::span<const Command> hash_commands() noexcept;    // commands_hash.cpp
 std::span<const Command> set_commands() noexcept;     // commands_set.cpp
-std::span<const Command> zset_pop_commands() noexcept;  // commands_zset_pop.cpp
-std::span<const Command> zset_commands() noexcept;        // commands_zset.cpp
-std::span<const Command> zset_range_commands() noexcept;  // commands_zset_range.cpp
+std::span<const Command> zset_commands() noexcept;          // commands_zset.cpp: ZADD ZSCORE ZRANK ...
+std::span<const Command> zset_range_commands() noexcept;    // commands_zset_range.cpp: ZRANGE ZREMRANGEBY* ...
+std::span<const Command> zset_pop_commands() noexcept;      // commands_zset_pop.cpp: ZPOPMIN ZPOPMAX ZMPOP
 std::span<const Command> zset_algebra_commands() noexcept;  // commands_zset_algebra.cpp: ZUNION ZINTER ZDIFF ...
 std::span<const Command> zset_random_commands() noexcept;   // commands_zset_random.cpp: ZRANDMEMBER ZSCAN
 std::span<const Command> geo_commands() noexcept;     // commands_geo.cpp (searches: commands_geo_search.cpp)
@@ -160,8 +160,8 @@ std::span<const Command> bitmap_commands() noexcept;  // commands_bitmap.cpp
 std::span<const Command> hll_commands() noexcept;     // commands_hll.cpp: PFADD PFCOUNT PFMERGE
 std::span<const Command> object_commands() noexcept;  // commands_object.cpp: OBJECT MEMORY COPY MOVE
 std::span<const Command> sort_commands() noexcept;    // commands_sort.cpp: SORT SORT_RO
-std::span<const Command> multi_commands() noexcept;
-std::span<const Command> blocking_commands() noexcept;
-std::span<const Command> wait_commands() noexcept;  // commands_client_flow.cpp: WAIT  // commands_blocking.cpp: BLPOP BRPOP BLMOVE BRPOPLPUSH BLMPOP   // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
+std::span<const Command> multi_commands() noexcept;     // kv/multi/commands_multi.cpp: MULTI EXEC DISCARD WATCH UNWATCH
+std::span<const Command> blocking_commands() noexcept;  // commands_blocking.cpp: BLPOP ... BZPOPMIN BZPOPMAX BZMPOP
+std::span<const Command> wait_commands() noexcept;      // commands_client_flow.cpp: WAIT
 
 }  // namespace duet::kv

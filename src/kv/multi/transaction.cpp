@@ -13,7 +13,7 @@ namespace {
 // Commands whose first key is written and the rest only read.
 bool writes_first_key_only(std::string_view name) noexcept {
   return name == "sinterstore" || name == "sunionstore" || name == "sdiffstore" || name == "bitop" ||
-         name == "geosearchstore";
+         name == "geosearchstore" || name == "zrangestore" || name == "pfmerge";
 }
 
 // COPY src dst [DB n]: dst, in database n when given.

@@ -4,7 +4,9 @@ redis-server and against duet-kv (both voices, one and two shards), in RESP2
 and in RESP3, and every reply must be the same bytes; after each script the
 keyspace (every key's type, value and whether it has a TTL) must be the same.
 
-Usage: run.py [--only MODULE] [--resp 2|3]
+Usage: run.py [--only MODULE] [--resp 2|3] [--groups N]
+--groups N (default 3) splits the modules into N groups of about equal wait,
+run at once, each on servers of its own (the steps mostly wait for quiet).
 The servers come from the environment (meson test sets them):
   DUET_KV_STACKLESS, DUET_KV_STACKFUL  the executables; REDIS_SERVER (default: redis-server on PATH).
 
@@ -244,30 +246,55 @@ def load_modules(only):
         yield path.stem, module
 
 
+def start_servers(redis):
+    """Redis and the three duet configurations, each on a free port: (processes, redis port, [(name, port)])."""
+    servers = []
+    try:
+        rport = free_port()
+        servers.append(start([redis, "--port", str(rport), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"],
+                             rport))
+        duets = []
+        for name, env, extra in [("stackless", "DUET_KV_STACKLESS", []),
+                                 ("stackful/epoll", "DUET_KV_STACKFUL", ["--backend", "epoll"]),
+                                 ("stackless/threads=2", "DUET_KV_STACKLESS", ["--threads", "2"])]:
+            port = free_port()
+            servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
+            duets.append((name, port))
+    except BaseException:  # one that does not start ends those already started
+        for proc in servers:
+            proc.kill()
+        raise
+    return servers, rport, duets
+
+
+def job_cost(job):
+    """A rough wall-clock weight: a multi-connection step waits for its connections to go quiet."""
+    _, _, _, script, connections = job
+    return len(script) * (50 if connections else 1)
+
+
+def split_jobs(jobs, groups):
+    """Whole modules into `groups` lists of about equal cost (scripts of a module stay in order)."""
+    modules = {}
+    for job in jobs:
+        modules.setdefault(job[0], []).append(job)
+    out = [[] for _ in range(groups)]
+    for name in sorted(modules, key=lambda m: -sum(map(job_cost, modules[m]))):
+        lightest = min(out, key=lambda g: sum(map(job_cost, g)))
+        lightest.extend(modules[name])
+    return [g for g in out if g]
+
+
 def main():
     only = sys.argv[sys.argv.index("--only") + 1] if "--only" in sys.argv else None
     protos = [int(sys.argv[sys.argv.index("--resp") + 1])] if "--resp" in sys.argv else [2, 3]
+    groups = int(sys.argv[sys.argv.index("--groups") + 1]) if "--groups" in sys.argv else 3
     redis = os.environ.get("REDIS_SERVER") or shutil.which("redis-server")
     if not redis:
         raise SystemExit("redis-server not found (./dev.sh deps installs it)")
     missing = [v for v in ("DUET_KV_STACKLESS", "DUET_KV_STACKFUL") if v not in os.environ]
     if missing:
         raise SystemExit("%s not set (meson test sets them)" % ", ".join(missing))
-    servers = []
-    rport = free_port()
-    servers.append(start([redis, "--port", str(rport), "--save", "", "--appendonly", "no", "--bind", "127.0.0.1"], rport))
-    duets = []
-    for name, env, extra in [("stackless", "DUET_KV_STACKLESS", []),
-                             ("stackful/epoll", "DUET_KV_STACKFUL", ["--backend", "epoll"]),
-                             ("stackless/threads=2", "DUET_KV_STACKLESS", ["--threads", "2"])]:
-        port = free_port()
-        try:
-            servers.append(start([os.environ[env], "--port", str(port)] + extra, port))
-        except BaseException:  # one that does not start ends those already started
-            for proc in servers:
-                proc.kill()
-            raise
-        duets.append((name, port))
     jobs = []  # (module, protocol, index, script, connections or None)
     for module_name, module in load_modules(only):
         for proto in protos:
@@ -277,18 +304,36 @@ def main():
             scripts += [(s, module.CONNECTIONS) for s in getattr(module, "MULTI_SCRIPTS", [])]
             for index, (script, connections) in enumerate(scripts):
                 jobs.append((module_name, proto, index, script, connections))
-
-    def run_all(port):  # every job on one server, in order
-        return [run_multi(port, proto, script, connections) if connections else run_script(port, proto, script)
-                for _, proto, _, script, connections in jobs]
-
-    bad = checked = 0
+    # Most of the time is waiting (a multi-connection step reads until its
+    # connections go quiet): groups of modules run at once, each on servers of
+    # its own, so the suite takes the longest group's time, not the sum.
+    work = split_jobs(jobs, max(1, groups))
+    server_sets = []
     try:
-        # The servers are independent: each runs the whole list at once, in a thread of its own.
-        with concurrent.futures.ThreadPoolExecutor(len(duets) + 1) as pool:
-            results = list(pool.map(run_all, [rport] + [port for _, port in duets]))
+        for _ in work:
+            server_sets.append(start_servers(redis))
+
+        def run_group(g):  # every server of the group runs the group's whole list at once
+            _, rport, duets = server_sets[g]
+
+            def run_all(port):
+                return [run_multi(port, proto, script, connections) if connections
+                        else run_script(port, proto, script) for _, proto, _, script, connections in work[g]]
+            with concurrent.futures.ThreadPoolExecutor(len(duets) + 1) as pool:
+                return list(pool.map(run_all, [rport] + [port for _, port in duets]))
+
+        with concurrent.futures.ThreadPoolExecutor(len(work)) as pool:
+            group_results = list(pool.map(run_group, range(len(work))))
+    finally:
+        for servers, _, _ in server_sets:
+            for proc in servers:
+                proc.kill()
+                proc.wait()
+    bad = checked = 0
+    for g, results in enumerate(group_results):
+        duets = server_sets[g][2]
         for (name, _), got_all in zip(duets, results[1:]):
-            for (module_name, proto, index, script, _), want, got in zip(jobs, results[0], got_all):
+            for (module_name, proto, index, script, _), want, got in zip(work[g], results[0], got_all):
                 steps = list(script) + [("keyspace", ["<keyspace after>"])]
                 for step, x, y in zip(steps, want, got):
                     mode = x[0] if isinstance(x, tuple) else None
@@ -302,10 +347,6 @@ def main():
                         bad += 1
                         print("DIFF %s script %d RESP%d %s %r\n  redis: %.400r\n  duet:  %.400r"
                               % (module_name, index, proto, name, step, x, y))
-    finally:
-        for proc in servers:
-            proc.kill()
-            proc.wait()
     print("%d passed, %d failed" % (checked - bad, bad))
     return 1 if bad else 0
 
