@@ -6,8 +6,9 @@ Order matters, since each server keeps its keys through the run: the ZADD
 rows fill `zs` with up to 100,000 members (element:<12 digits>, scores
 0..99,999) before the reads of it; `pop` gets ~n fresh members just before
 ZPOPMIN drains it, so every pop finds an element; GEOADD puts points in a
-1°×1° square (13–14°E, 38–39°N, ~9,700 km²) before GEOSEARCH looks 1 km
-around its middle (~30 points, sorted, the first 10 returned).
+1°×1° square (13–14°E, 38–39°N, ~9,700 km²; n new points, 300,000 at
+--scale 0.3) before GEOSEARCH looks 1 km around its middle (~100 points at
+--scale 0.3, sorted, the first 10 returned).
 """
 
 RANDOM_KEYS = "100000"
@@ -34,7 +35,8 @@ def workloads(scale):
     out = []
     n = int(1_000_000 * scale)
     for name, command in ORDERED_TESTS:
-        # The pop fill draws from 10^12 members, so n ZADDs add ~n new ones.
-        keys = "1000000000000" if name == "zadd_pop" else RANDOM_KEYS
+        # The pop fill draws from 10^12 members, so n ZADDs add ~n new ones; GEOADD's
+        # coordinates need all 12 random digits after the point to spread over the square.
+        keys = "1000000000000" if name in ("zadd_pop", "geoadd") else RANDOM_KEYS
         out.append((f"{name} P16", "redis-benchmark", ["-P", "16", "-r", keys, *command], n))
     return out

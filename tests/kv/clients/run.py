@@ -14,6 +14,7 @@ import os
 import pathlib
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
@@ -56,4 +57,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # meson's timeout sends SIGTERM: unwind through the finally that stops the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())

@@ -38,6 +38,7 @@ import os
 import select
 import pathlib
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -352,4 +353,6 @@ def main():
 
 
 if __name__ == "__main__":
+    # meson's timeout sends SIGTERM: unwind through main's finally, which stops the servers.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     sys.exit(main())
