@@ -5,10 +5,10 @@ ZPOPMIN tests of its own, none for the rest), each on one key.
 Order matters, since each server keeps its keys through the run: the ZADD
 rows fill `zs` with up to 100,000 members (element:<12 digits>, scores
 0..99,999) before the reads of it; `pop` gets ~n fresh members just before
-ZPOPMIN drains it, so every pop finds an element; GEOADD puts points in a
-1°×1° square (13–14°E, 38–39°N, ~9,700 km²; n new points, 300,000 at
---scale 0.3) before GEOSEARCH looks 1 km around its middle (~100 points at
---scale 0.3, sorted, the first 10 returned).
+ZPOPMIN drains it, so every pop finds an element; GEOADD puts n points in the
+1°×1° square at 0–1°E, 0–1°N (~12,300 km²; 300,000 points at --scale 0.3)
+before GEOSEARCH looks 1 km around its middle (~75 points at --scale 0.3,
+sorted, the first 10 returned).
 """
 
 RANDOM_KEYS = "100000"
@@ -25,8 +25,9 @@ ORDERED_TESTS = (
     ("zpopmin", ["ZPOPMIN", "pop"]),
     ("pfadd", ["PFADD", "hll", "element:__rand_int__"]),
     ("pfcount", ["PFCOUNT", "hll"]),
-    ("geoadd", ["GEOADD", "geo", "13.__rand_int__", "38.__rand_int__", "p:__rand_int__"]),
-    ("geosearch", ["GEOSEARCH", "geo", "FROMLONLAT", "13.5", "38.5", "BYRADIUS", "1", "km", "ASC", "COUNT", "10"]),
+    # 12 random digits times 1e-9: a coordinate in [0, 1) degrees
+    ("geoadd", ["GEOADD", "geo", "__rand_int__e-9", "__rand_int__e-9", "p:__rand_int__"]),
+    ("geosearch", ["GEOSEARCH", "geo", "FROMLONLAT", "0.5", "0.5", "BYRADIUS", "1", "km", "ASC", "COUNT", "10"]),
 )
 
 
@@ -35,8 +36,8 @@ def workloads(scale):
     out = []
     n = int(1_000_000 * scale)
     for name, command in ORDERED_TESTS:
-        # The pop fill draws from 10^12 members, so n ZADDs add ~n new ones; GEOADD's
-        # coordinates need all 12 random digits after the point to spread over the square.
-        keys = "1000000000000" if name in ("zadd_pop", "geoadd") else RANDOM_KEYS
+        # The pop fill and GEOADD draw from 10^9 (redis-benchmark's -r is an int: 10^12
+        # would wrap to a constant), so n of them add ~n new members.
+        keys = "1000000000" if name in ("zadd_pop", "geoadd") else RANDOM_KEYS
         out.append((f"{name} P16", "redis-benchmark", ["-P", "16", "-r", keys, *command], n))
     return out

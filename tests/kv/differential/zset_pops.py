@@ -36,6 +36,13 @@ SCRIPTS = [
      ["SET", "s", "x"], ["BZPOPMIN", "s", "0"], ["BZMPOP", "0", "2", "s", "z", "MIN"], ["RPUSH", "l", "v"],
      ["BZPOPMAX", "l", "z", "0"], ["BZPOPMIN", "none", "0.01"], ["BZPOPMAX", "none", "0.01"],
      ["BZMPOP", "0.01", "1", "none", "MAX"], ["BZPOPMIN", "z", "1e400"], ["BZPOPMIN", "z", "inf"]],
+    # the keyspace commands see the type: TYPE, SCAN TYPE, OBJECT ENCODING, MEMORY USAGE, COPY, RENAME, WRONGTYPE
+    [["ZADD", "z", "1", "a"], ["ZADD", "big", *BIG], ["GEOADD", "g", "13.36", "38.11", "p"], ["PFADD", "h", "x"],
+     ["SADD", "s", "m"], ["TYPE", "z"], ["TYPE", "g"], ["TYPE", "h"], ("scan", ["SCAN", "0", "TYPE", "zset"]),
+     ("scan", ["SCAN", "0", "TYPE", "ZSET", "COUNT", "100"]), ["OBJECT", "ENCODING", "z"], ["OBJECT", "ENCODING", "big"],
+     ["OBJECT", "ENCODING", "h"], ("type", ["MEMORY", "USAGE", "big"]), ("type", ["MEMORY", "USAGE", "z"]),
+     ["COPY", "big", "big2"], ["ZCARD", "big2"], ["OBJECT", "ENCODING", "big2"], ["RENAME", "z", "z2"],
+     ["ZSCORE", "z2", "a"], ["LPUSH", "z2", "x"], ["GET", "z2"], ["ZADD", "s", "1", "m"], ["ZCARD", "s"]],
     # inside MULTI nothing blocks: a timeout's null array
     [["MULTI"], ["BZPOPMIN", "none", "0"], ["BZMPOP", "0", "1", "none", "MIN"], ["ZADD", "z", "4", "d"],
      ["BZPOPMAX", "z", "0"], ["EXEC"]],
