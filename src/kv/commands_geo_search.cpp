@@ -197,8 +197,10 @@ void points_in_cell(const ZsetObject& zset, geo::ScoreSpan span, const geo::Shap
 }
 
 // membersOfAllNeighbors: the cells in order, each once, until `limit` (ANY).
-std::vector<Found> search_points(const ZsetObject& zset, const geo::Shape& shape, std::size_t limit) {
+std::vector<Found> search_points(const ZsetObject& zset, const geo::Shape& query, std::size_t limit) {
   std::vector<Found> found;
+  geo::Shape shape = query;
+  geo::prepare_search(shape);
   const geo::Cells cells = geo::search_cells(shape);
   // Huge radii make neighbours coincide: a cell equal to the last one read
   // is skipped. As in Redis, "the last one" is never the centre (index 0

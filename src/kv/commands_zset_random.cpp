@@ -11,12 +11,12 @@
 #include <absl/container/flat_hash_set.h>
 
 #include <cmath>
-#include <cstdio>
 #include <numeric>
 #include <string>
 #include <vector>
 
 #include "kv/detail/command_util.hpp"
+#include "kv/detail/numbers.hpp"
 #include "kv/glob.hpp"
 #include "kv/types/zset_family.hpp"
 
@@ -126,10 +126,8 @@ void zrandmember(CommandContext& ctx) {
 // A score as ZSCAN writes it (createStringObjectFromLongDouble, or the
 // listpack's own text, which prints the same).
 std::string score_text(double score) {
-  if (std::isinf(score)) return score > 0 ? "inf" : "-inf";
   char text[32];
-  const int n = std::snprintf(text, sizeof text, "%.17g", score);
-  return {text, static_cast<std::size_t>(n)};
+  return std::string(detail::format_double_17g(score, text));
 }
 
 // ZSCAN key cursor [MATCH pattern] [COUNT count]: Redis reads the cursor,

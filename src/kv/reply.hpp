@@ -24,11 +24,12 @@
 
 #include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <cstdint>
 #include <cstring>
 #include <string>
 #include <string_view>
+
+#include "kv/detail/numbers.hpp"
 
 namespace duet::kv {
 
@@ -129,10 +130,8 @@ inline void Reply::error(std::string_view message) {
 
 // addReplyDouble: "%.17g", infinities spelled out (libc's spelling varies).
 inline void Reply::double_value(double value) {
-  char text[64];
-  int n = std::isinf(value) ? std::snprintf(text, sizeof(text), "%s", value > 0 ? "inf" : "-inf")
-                            : std::snprintf(text, sizeof(text), "%.17g", value);
-  std::string_view digits(text, static_cast<std::size_t>(n));
+  char text[32];
+  const std::string_view digits = detail::format_double_17g(value, text);
   if (!resp3_) return bulk(digits);
   out_->push_back(',');
   out_->append(digits);

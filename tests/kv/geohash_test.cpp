@@ -3,6 +3,9 @@
 // and its bit operations against their definitions.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
 #include <random>
 
 #include "kv/detail/numbers.hpp"
@@ -192,4 +195,40 @@ TEST_CASE("every point inside a random circle lies in a searched cell", "[geo]")
       if (geo::within(circle, decoded(static_cast<double>(score)), meters)) REQUIRE(searched(circle, score));
     }
   }
+}
+
+TEST_CASE("a prepared circle answers exactly as the bare haversine, near its edge too", "[geo]") {
+  std::mt19937_64 rng(28);
+  std::uniform_real_distribution<double> lon(-180, 180);
+  std::uniform_real_distribution<double> lat(-85, 85);
+  std::uniform_real_distribution<double> unit(0, 1);
+  int inside = 0;
+  for (int i = 0; i < 20000; ++i) {
+    geo::Shape plain;
+    plain.center = {lon(rng), lat(rng)};
+    plain.radius = i % 4 == 0 ? 5e6 * unit(rng) : 2000 * unit(rng);  // some past a quarter of the globe
+    geo::Shape prepared = plain;
+    geo::prepare_search(prepared);
+    for (int j = 0; j < 20; ++j) {
+      // Points near the circle: a random bearing at 0.9..1.1 of the radius (a small angle's offsets).
+      const double scale = plain.radius * (0.9 + 0.2 * unit(rng)) / 111195.0;
+      const double bearing = 2 * 3.141592653589793 * unit(rng);
+      geo::Point p{plain.center.longitude + scale * std::sin(bearing) / std::max(0.05, std::cos(plain.center.latitude * 0.0174532925)),
+                   plain.center.latitude + scale * std::cos(bearing)};
+      if (j % 5 == 0) p = {lon(rng), lat(rng)};  // anywhere
+      if (std::fabs(p.latitude) > 85.05 || std::fabs(p.longitude) > 180) continue;  // no stored point is there
+      const double d1 = geo::distance(plain.center, p);  // the bare haversine, no rejection first
+      double d2 = -1;
+      const bool a = d1 <= plain.radius;
+      const bool b = geo::within(prepared, p, d2);
+      INFO(std::setprecision(17) << "centre " << plain.center.longitude << "," << plain.center.latitude << " radius "
+                                 << plain.radius << " point " << p.longitude << "," << p.latitude << " d " << d1);
+      REQUIRE(a == b);
+      if (a) {
+        REQUIRE(d1 == d2);
+        ++inside;
+      }
+    }
+  }
+  CHECK(inside > 10000);  // both sides of the edge were tried
 }

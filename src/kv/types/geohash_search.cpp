@@ -3,6 +3,7 @@
 #include "kv/types/geohash_search.hpp"
 
 #include <cmath>
+#include <numbers>
 #include <cstdio>
 
 namespace duet::kv::geo {
@@ -136,10 +137,34 @@ ScoreSpan cell_scores(HashBits cell) noexcept {
   return span;
 }
 
+void prepare_search(Shape& shape) noexcept {
+  if (shape.kind != Shape::Kind::circle) return;
+  const double angle = shape.radius * shape.to_meters / earth_radius_meters;  // r/R, radians
+  if (!(angle < std::numbers::pi)) return;  // sin^2(r/2R) stops growing past half the globe
+  const double lat = std::fabs(deg_rad(shape.center.latitude));
+  const double far_lat = lat + angle;
+  shape.longitude_factor = far_lat < std::numbers::pi / 2 ? std::cos(lat) * std::cos(far_lat) : 0;
+  const double half_chord = std::sin(angle / 2);
+  shape.half_chord2 = half_chord * half_chord;
+}
+
 bool within(const Shape& shape, Point p, double& meters) noexcept {
   if (shape.kind == Shape::Kind::circle) {
+    const double radius = shape.radius * shape.to_meters;
+    // Cheap rejections before the haversine's five calls (most points of a
+    // search's nine cells lie outside the circle). A great-circle distance is
+    // at least the latitude difference's arc, and its haversine term is at
+    // least longitude_factor * sin^2(dlon/2) >= longitude_factor * L^2 with
+    // L = x (1 - x^2 / 6) <= sin(x) for 0 <= x <= 1. The margins keep rounding
+    // from ever refusing a point the haversine would accept.
+    if (latitude_distance(p.latitude, shape.center.latitude) > radius * (1 + 1e-9)) return false;
+    if (shape.half_chord2 >= 0) {
+      const double x = std::fabs(deg_rad(p.longitude) - deg_rad(shape.center.longitude)) / 2;
+      const double low = x * (1 - x * x / 6);
+      if (x <= 1 && shape.longitude_factor * low * low > shape.half_chord2 * (1 + 1e-9)) return false;
+    }
     meters = distance(shape.center, p);
-    return meters <= shape.radius * shape.to_meters;
+    return meters <= radius;
   }
   // The latitude test is the cheaper one, so first; the longitude distance is
   // measured along the point's own parallel.

@@ -45,7 +45,16 @@ struct Shape {
   double radius = 0;  // circle
   double width = 0;   // box
   double height = 0;
+  // Filled by prepare_search() for a circle searched over many points: a
+  // lower bound of the distance from the longitude difference alone
+  // (haversine's a >= cos(lat1) cos(lat2) sin^2(dlon/2), cos(lat2) bounded
+  // over the circle's latitude band); half_chord2 < 0: not prepared.
+  double longitude_factor = 0;  // cos(lat_c) * cos(|lat_c| + r/R), 0 past a pole
+  double half_chord2 = -1;      // sin^2(r / 2R)
 };
+// Precomputes a circle's cheap rejections (within() then skips most of the
+// haversines of a search's nine cells; its answers do not change).
+void prepare_search(Shape& shape) noexcept;
 
 // Min/max longitude and latitude the shape can reach (geohashBoundingBox).
 struct Bounds {

@@ -3,10 +3,10 @@
 #include "kv/types/zset.hpp"
 
 #include <cmath>
-#include <cstdio>
 #include <string>
 #include <vector>
 
+#include "kv/detail/numbers.hpp"
 #include "kv/server_state.hpp"
 #include "kv/types/zset_encodings.hpp"
 
@@ -82,9 +82,7 @@ void ZsetObject::write_records(std::string_view key, RecordSink sink) const {
   };
   visit(0, size(), false, [&](std::string_view m, double s) {
     char text[32];
-    const int n = std::isinf(s) ? std::snprintf(text, sizeof text, "%s", s > 0 ? "inf" : "-inf")
-                                : std::snprintf(text, sizeof text, "%.17g", s);
-    scores.emplace_back(text, static_cast<std::size_t>(n));
+    scores.emplace_back(detail::format_double_17g(s, text));
     argv.push_back(scores.back());
     argv.push_back(m);
     if (scores.size() == max_record_elements) flush();
