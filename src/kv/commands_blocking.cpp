@@ -43,8 +43,11 @@ void run_instead(CommandContext& ctx, std::span<const std::string_view> argv, st
   }
 }
 
-// BLPOP/BRPOP key [key ...] timeout
-void blocking_pop(CommandContext& ctx, bool left) {
+// BLPOP/BRPOP and BZPOPMIN/BZPOPMAX key [key ...] timeout: the first key
+// that holds its type is served by the plain pop's handler (LPOP, ZPOPMIN)
+// and logged as it; the reply puts the key in front: [key, element] or
+// [key, member, score] (blockingGenericZpopCommand's flat shape).
+void blocking_pop(CommandContext& ctx, bool first_end, bool zset) {
   std::int64_t deadline = 0;
   if (!parse_timeout(ctx, ctx.argv.back(), deadline)) return;
   const std::size_t last = ctx.argv.size() - 1;
@@ -52,25 +55,26 @@ void blocking_pop(CommandContext& ctx, bool left) {
     Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
     if (e == nullptr) continue;
     if (!wins_client(ctx)) return;
-    if (!detail::check_type(ctx, e, ValueType::list)) return;
-    const std::string_view pop[] = {left ? "lpop" : "rpop", ctx.argv[k]};
-    std::string value;
-    run_instead(ctx, pop, value);
-    ctx.reply.array(2);
+    if (!detail::check_type(ctx, e, zset ? ValueType::zset : ValueType::list)) return;
+    const std::string_view pop[] = {zset ? (first_end ? "zpopmin" : "zpopmax") : (first_end ? "lpop" : "rpop"),
+                                    ctx.argv[k]};
+    std::string out;  // an element, or ZPOPMIN's flat [member, score]
+    run_instead(ctx, pop, out);
+    ctx.reply.array(zset ? 3 : 2);
     ctx.reply.bulk(ctx.argv[k]);
-    ctx.reply.buffer().append(value);
+    ctx.reply.buffer().append(zset ? std::string_view(out).substr(out.find('\n') + 1) : std::string_view(out));
     return;
   }
   if (!may_block(ctx)) return ctx.reply.null_array();
   BlockRequest r;
-  r.kind = BlockRequest::Kind::pop;
-  r.left = left;
+  r.kind = zset ? BlockRequest::Kind::zpop : BlockRequest::Kind::pop;
+  r.left = first_end;
   for (std::size_t k = 1; k < last; ++k) r.keys.emplace_back(ctx.argv[k]);
   block_client(ctx, std::move(r), deadline);
 }
 
-void blpop(CommandContext& ctx) { blocking_pop(ctx, true); }
-void brpop(CommandContext& ctx) { blocking_pop(ctx, false); }
+void blpop(CommandContext& ctx) { blocking_pop(ctx, true, false); }
+void brpop(CommandContext& ctx) { blocking_pop(ctx, false, false); }
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout, and BRPOPLPUSH.
 void blocking_move(CommandContext& ctx, ListEnd from, ListEnd to, std::string_view timeout) {
@@ -108,88 +112,50 @@ void blmove(CommandContext& ctx) {
 
 void brpoplpush(CommandContext& ctx) { blocking_move(ctx, ListEnd::tail, ListEnd::head, ctx.argv[3]); }
 
-// BLMPOP timeout numkeys key [key ...] LEFT|RIGHT [COUNT count]
-void blmpop(CommandContext& ctx) {
-  list_cmd::MpopArgs args;
-  if (!list_cmd::parse_mpop(ctx, 2, args)) return;
-  std::int64_t deadline = 0;
-  if (!parse_timeout(ctx, ctx.argv[1], deadline)) return;
-  for (std::size_t k = args.first_key; k < args.where_at; ++k) {
-    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
-    if (e == nullptr) continue;
-    if (!wins_client(ctx)) return;
-    if (!detail::check_type(ctx, e, ValueType::list)) return;
-    std::vector<std::string_view> lmpop{"lmpop"};
-    lmpop.insert(lmpop.end(), ctx.argv.begin() + 2, ctx.argv.end());
-    std::string out;
-    run_instead(ctx, lmpop, out);
-    ctx.reply.buffer().append(out);
-    return;
-  }
-  if (!may_block(ctx)) return ctx.reply.null_array();
-  BlockRequest r;
-  r.kind = BlockRequest::Kind::mpop;
-  r.left = args.end == ListEnd::head;
-  r.count = args.count;
-  for (std::size_t k = args.first_key; k < args.where_at; ++k) r.keys.emplace_back(ctx.argv[k]);
-  block_client(ctx, std::move(r), deadline);
-}
+// BLMPOP / BZMPOP timeout numkeys key [key ...] LEFT|RIGHT / MIN|MAX [COUNT count]:
+// served by LMPOP's / ZMPOP's handler over the same arguments.
+struct MpopKind {
+  ValueType type;
+  std::string_view command;  // the plain form
+  std::string_view first_end, second_end;
+  BlockRequest::Kind kind;
+};
 
-// BZPOPMIN/BZPOPMAX key [key ...] timeout (blockingGenericZpopCommand):
-// [key, member, score], served by ZPOPMIN's handler and logged as it.
-void blocking_zpop(CommandContext& ctx, bool min) {
-  std::int64_t deadline = 0;
-  if (!parse_timeout(ctx, ctx.argv.back(), deadline)) return;
-  const std::size_t last = ctx.argv.size() - 1;
-  for (std::size_t k = 1; k < last; ++k) {
-    Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
-    if (e == nullptr) continue;
-    if (!wins_client(ctx)) return;
-    if (!detail::check_type(ctx, e, ValueType::zset)) return;
-    const std::string_view pop[] = {min ? "zpopmin" : "zpopmax", ctx.argv[k]};
-    std::string flat;  // [member, score]
-    run_instead(ctx, pop, flat);
-    ctx.reply.array(3);
-    ctx.reply.bulk(ctx.argv[k]);
-    ctx.reply.buffer().append(std::string_view(flat).substr(flat.find('\n') + 1));
-    return;
-  }
-  if (!may_block(ctx)) return ctx.reply.null_array();
-  BlockRequest r;
-  r.kind = BlockRequest::Kind::zpop;
-  r.left = min;
-  for (std::size_t k = 1; k < last; ++k) r.keys.emplace_back(ctx.argv[k]);
-  block_client(ctx, std::move(r), deadline);
-}
-
-void bzpopmin(CommandContext& ctx) { blocking_zpop(ctx, true); }
-void bzpopmax(CommandContext& ctx) { blocking_zpop(ctx, false); }
-
-// BZMPOP timeout numkeys key [key ...] MIN|MAX [COUNT count]
-void bzmpop(CommandContext& ctx) {
+void blocking_mpop(CommandContext& ctx, const MpopKind& m) {
   detail::MpopArgs args;
-  if (!detail::parse_mpop(ctx, 2, "min", "max", args)) return;
+  if (!detail::parse_mpop(ctx, 2, m.first_end, m.second_end, args)) return;
   std::int64_t deadline = 0;
   if (!parse_timeout(ctx, ctx.argv[1], deadline)) return;
   for (std::size_t k = args.first_key; k < args.where_at; ++k) {
     Entry* e = ctx.db().find(ctx.argv[k], ctx.now);
     if (e == nullptr) continue;
     if (!wins_client(ctx)) return;
-    if (!detail::check_type(ctx, e, ValueType::zset)) return;
-    std::vector<std::string_view> zmpop{"zmpop"};
-    zmpop.insert(zmpop.end(), ctx.argv.begin() + 2, ctx.argv.end());
+    if (!detail::check_type(ctx, e, m.type)) return;
+    std::vector<std::string_view> plain{m.command};
+    plain.insert(plain.end(), ctx.argv.begin() + 2, ctx.argv.end());
     std::string out;
-    run_instead(ctx, zmpop, out);
+    run_instead(ctx, plain, out);
     ctx.reply.buffer().append(out);
     return;
   }
   if (!may_block(ctx)) return ctx.reply.null_array();
   BlockRequest r;
-  r.kind = BlockRequest::Kind::zmpop;
+  r.kind = m.kind;
   r.left = args.first_end;
   r.count = args.count;
   for (std::size_t k = args.first_key; k < args.where_at; ++k) r.keys.emplace_back(ctx.argv[k]);
   block_client(ctx, std::move(r), deadline);
+}
+
+void blmpop(CommandContext& ctx) {
+  blocking_mpop(ctx, {ValueType::list, "lmpop", "left", "right", BlockRequest::Kind::mpop});
+}
+
+void bzpopmin(CommandContext& ctx) { blocking_pop(ctx, true, true); }
+void bzpopmax(CommandContext& ctx) { blocking_pop(ctx, false, true); }
+
+void bzmpop(CommandContext& ctx) {
+  blocking_mpop(ctx, {ValueType::zset, "zmpop", "min", "max", BlockRequest::Kind::zmpop});
 }
 
 constexpr std::uint32_t wb = cmd_write | cmd_noscript | cmd_blocking;

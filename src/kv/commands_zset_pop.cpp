@@ -53,32 +53,15 @@ void zpop_generic(CommandContext& ctx, std::span<const std::string_view> keys, b
     ctx.db().erase(*entry);
     notify_keyspace_event(ctx, notify_generic, "del", key);
   }
-  switch (shape) {
-    case Shape::flat:
-      ctx.reply.array(2 * n);
-      for (const OwnedElement& e : popped) {
-        ctx.reply.bulk(e.member);
-        ctx.reply.double_value(e.score);
-      }
-      break;
-    case Shape::pairs:
-      ctx.reply.array(n);
-      for (const OwnedElement& e : popped) {
-        ctx.reply.array(2);
-        ctx.reply.bulk(e.member);
-        ctx.reply.double_value(e.score);
-      }
-      break;
-    case Shape::keyed_pairs:
-      ctx.reply.array(2);
-      ctx.reply.bulk(key);
-      ctx.reply.array(n);
-      for (const OwnedElement& e : popped) {
-        ctx.reply.array(2);
-        ctx.reply.bulk(e.member);
-        ctx.reply.double_value(e.score);
-      }
-      break;
+  if (shape == Shape::keyed_pairs) {
+    ctx.reply.array(2);
+    ctx.reply.bulk(key);
+  }
+  ctx.reply.array(shape == Shape::flat ? 2 * n : n);
+  for (const OwnedElement& e : popped) {
+    if (shape != Shape::flat) ctx.reply.array(2);
+    ctx.reply.bulk(e.member);
+    ctx.reply.double_value(e.score);
   }
   // Redis propagates ZPOPMIN key, or ZPOPMIN key n with COUNT and ZMPOP.
   char digits[24];
