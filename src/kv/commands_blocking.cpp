@@ -44,9 +44,10 @@ void run_instead(CommandContext& ctx, std::span<const std::string_view> argv, st
 }
 
 // BLPOP/BRPOP and BZPOPMIN/BZPOPMAX key [key ...] timeout: the first key
-// that holds its type is served by the plain pop's handler (LPOP, ZPOPMIN)
-// and logged as it; the reply puts the key in front: [key, element] or
-// [key, member, score] (blockingGenericZpopCommand's flat shape).
+// that exists is served by the plain pop's handler (LPOP, ZPOPMIN) and
+// logged as it (WRONGTYPE if it holds another type); the reply puts the key
+// in front: [key, element] or [key, member, score] (blockingGenericZpopCommand's
+// flat shape).
 void blocking_pop(CommandContext& ctx, bool first_end, bool zset) {
   std::int64_t deadline = 0;
   if (!parse_timeout(ctx, ctx.argv.back(), deadline)) return;
