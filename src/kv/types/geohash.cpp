@@ -95,13 +95,15 @@ bool decode(Range longitudes, Range latitudes, HashBits hash, Area& out) noexcep
   const double long_scale = longitudes.max - longitudes.min;
   const auto lat_cell = static_cast<std::uint32_t>(separated);
   const auto long_cell = static_cast<std::uint32_t>(separated >> 32);
-  const double cells = static_cast<double>(1ULL << hash.step);
   // (n * 1.0 / 2^step) * scale + min, as Redis writes it; lat_cell + 1 is
-  // computed in 32 bits there too (it wraps for a cell of all ones).
-  out.latitude.min = latitudes.min + (lat_cell * 1.0 / cells) * lat_scale;
-  out.latitude.max = latitudes.min + (static_cast<std::uint32_t>(lat_cell + 1) * 1.0 / cells) * lat_scale;
-  out.longitude.min = longitudes.min + (long_cell * 1.0 / cells) * long_scale;
-  out.longitude.max = longitudes.min + (static_cast<std::uint32_t>(long_cell + 1) * 1.0 / cells) * long_scale;
+  // computed in 32 bits there too (it wraps for a cell of all ones). Dividing
+  // by a power of two is exact, so multiplying by its exact inverse gives the
+  // same bits without four divisions a point (a search decodes hundreds).
+  const double per_cell = 1.0 / static_cast<double>(1ULL << hash.step);
+  out.latitude.min = latitudes.min + (lat_cell * per_cell) * lat_scale;
+  out.latitude.max = latitudes.min + (static_cast<std::uint32_t>(lat_cell + 1) * per_cell) * lat_scale;
+  out.longitude.min = longitudes.min + (long_cell * per_cell) * long_scale;
+  out.longitude.max = longitudes.min + (static_cast<std::uint32_t>(long_cell + 1) * per_cell) * long_scale;
   return true;
 }
 
