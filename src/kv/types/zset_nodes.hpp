@@ -101,25 +101,22 @@ inline void put_child(ZsetInner* in, std::size_t pos, ZsetNode* child) {
 // before(score, entry) is true for a prefix of the order (score == entry->score,
 // passed apart so inner nodes compare their inline copy and read the entry only
 // on a tie). The last child whose min key is before the bound, or child 0.
-template <class Before>
-std::size_t child_holding(const ZsetInner* in, Before& before) {
-  std::size_t lo = 1;
-  std::size_t hi = in->size;
+// The first index in [lo, hi) where before_at(i) is false (hi if none).
+template <class BeforeAt>
+std::size_t partition_point(std::size_t lo, std::size_t hi, BeforeAt before_at) {
   while (lo < hi) {
     std::size_t mid = (lo + hi) / 2;
-    if (before(in->min_scores[mid], in->min_entries[mid])) lo = mid + 1; else hi = mid;
+    if (before_at(mid)) lo = mid + 1; else hi = mid;
   }
-  return lo - 1;
+  return lo;
+}
+template <class Before>
+std::size_t child_holding(const ZsetInner* in, Before& before) {
+  return partition_point(1, in->size, [&](std::size_t i) { return before(in->min_scores[i], in->min_entries[i]); }) - 1;
 }
 template <class Before>
 std::size_t items_before(const ZsetLeaf* leaf, Before& before) {
-  std::size_t lo = 0;
-  std::size_t hi = leaf->size;
-  while (lo < hi) {
-    std::size_t mid = (lo + hi) / 2;
-    if (before(leaf->items[mid]->score, leaf->items[mid])) lo = mid + 1; else hi = mid;
-  }
-  return lo;
+  return partition_point(0, leaf->size, [&](std::size_t i) { return before(leaf->items[i]->score, leaf->items[i]); });
 }
 
 inline auto before_key(double score, std::string_view member) {
