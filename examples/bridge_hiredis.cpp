@@ -16,10 +16,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "stackful/await_task.hpp"
-#include "stackful/hook/hook.hpp"
-#include "stackful/run_on_fiber.hpp"
-#include "task/task_scope.hpp"
+#include <duet/stackful/await_task.hpp>
+#include <duet/stackful/hook/hook.hpp>
+#include <duet/stackful/run_on_fiber.hpp>
+#include <duet/task/task_scope.hpp>
 
 namespace {
 

@@ -24,14 +24,14 @@
 #include <string_view>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "stackful/channel.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/when_any.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/stackful/channel.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/stackful/when_any.hpp>
 
 namespace {
 

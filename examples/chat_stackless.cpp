@@ -24,14 +24,14 @@
 #include <string_view>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "task/channel.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/when_any.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/task/channel.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
+#include <duet/task/when_any.hpp>
 
 namespace {
 

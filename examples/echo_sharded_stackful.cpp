@@ -15,11 +15,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_set.hpp"
-#include "stackful/on_shard.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
+#include <duet/runtime/connection_spreader.hpp>
+#include <duet/runtime/shard_set.hpp>
+#include <duet/stackful/on_shard.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
 
 namespace {
 

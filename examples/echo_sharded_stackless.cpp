@@ -15,11 +15,11 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_set.hpp"
-#include "task/on_shard.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
+#include <duet/runtime/connection_spreader.hpp>
+#include <duet/runtime/shard_set.hpp>
+#include <duet/task/on_shard.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
 
 namespace {
 

@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "io/event_loop.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
 
 namespace {
 

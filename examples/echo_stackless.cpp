@@ -9,12 +9,12 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "io/event_loop.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
 
 namespace {
 

@@ -22,9 +22,9 @@
 #include <string>
 #include <string_view>
 
-#include "stackful/resolve.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/this_fiber.hpp"
+#include <duet/stackful/resolve.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/this_fiber.hpp>
 
 namespace {
 
@@ -90,7 +90,7 @@ void ensure_hooks(char** argv) {
     char self[4096] = {};
     const ssize_t n = ::readlink("/proc/self/exe", self, sizeof self - 1);
     const std::string dir = std::string(self, n > 0 ? static_cast<std::size_t>(n) : 0);
-    lib = dir.substr(0, dir.rfind('/')) + "/../src/stackful/hook/libduet_hook.so";
+    lib = dir.substr(0, dir.rfind('/')) + "/../src/duet/stackful/hook/libduet_hook.so";
     if (::access(lib.c_str(), R_OK) != 0) lib = "libduet_hook.so";
   }
   ::setenv("LD_PRELOAD", lib.c_str(), 1);

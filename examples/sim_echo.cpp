@@ -13,18 +13,18 @@
 #include <string>
 #include <string_view>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/io/sim_world.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <system_error>
 
-#include "io/socket_address.hpp"
+#include "duet/io/socket_address.hpp"
 
 namespace duet::baseline {
 

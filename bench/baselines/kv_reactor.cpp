@@ -14,7 +14,7 @@
 #include <unordered_map>
 
 #include "baseline_socket.hpp"
-#include "io/socket_ops.hpp"
+#include "duet/io/socket_ops.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 

@@ -13,7 +13,7 @@
 #include <thread>
 
 #include "baseline_socket.hpp"
-#include "io/socket_ops.hpp"
+#include "duet/io/socket_ops.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 

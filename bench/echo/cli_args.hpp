@@ -26,8 +26,8 @@
 #include <string>
 #include <string_view>
 
-#include "io/backend.hpp"
-#include "io/socket_address.hpp"
+#include "duet/io/backend.hpp"
+#include "duet/io/socket_address.hpp"
 
 namespace duet::bench {
 

@@ -31,10 +31,10 @@
 #include "bench/echo/cli_args.hpp"
 #include "bench/echo/histogram.hpp"
 #include "bench/echo/resp_replies.hpp"
-#include "io/event_loop.hpp"
-#include "task/run.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_stream.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_stream.hpp"
 
 namespace {
 

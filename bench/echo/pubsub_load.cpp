@@ -47,14 +47,14 @@
 #include "bench/echo/cli_args.hpp"
 #include "bench/echo/json_line.hpp"
 #include "bench/echo/resp_frames.hpp"
-#include "io/event_loop.hpp"
-#include "task/event.hpp"
-#include "task/latch.hpp"
-#include "task/run.hpp"
-#include "task/semaphore.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/event.hpp"
+#include "duet/task/latch.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/semaphore.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/with_timeout.hpp"
 
 namespace {
 

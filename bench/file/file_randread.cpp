@@ -24,15 +24,15 @@
 #include <string_view>
 #include <vector>
 
-#include "io/aligned_buffer.hpp"
-#include "io/event_loop.hpp"
-#include "stackful/file.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/this_fiber.hpp"
-#include "task/file.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/when_all.hpp"
+#include "duet/io/aligned_buffer.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/stackful/file.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/task/file.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/when_all.hpp"
 
 namespace {
 

@@ -23,12 +23,12 @@
 #include <chrono>
 #include <thread>
 
-#include "runtime/shard_set.hpp"
-#include "stackful/on_shard.hpp"
-#include "task/on_shard.hpp"
-#include "task/sleep.hpp"
-#include "task/sync_wait.hpp"
-#include "task/task.hpp"
+#include "duet/runtime/shard_set.hpp"
+#include "duet/stackful/on_shard.hpp"
+#include "duet/task/on_shard.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/sync_wait.hpp"
+#include "duet/task/task.hpp"
 
 namespace {
 

@@ -11,8 +11,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 namespace {
 

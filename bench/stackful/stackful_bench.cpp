@@ -21,10 +21,10 @@
 
 #include <benchmark/benchmark.h>
 
-#include "stackful/detail/context.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/stack.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/detail/context.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/stack.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 namespace ctx = boost::context;
 namespace detail = duet::fiber::detail;

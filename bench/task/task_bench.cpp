@@ -20,10 +20,10 @@
 #include <type_traits>
 
 #include "bare_coroutine.hpp"
-#include "task/frame_pool.hpp"
-#include "task/sync_wait.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
+#include "duet/task/frame_pool.hpp"
+#include "duet/task/sync_wait.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
 
 namespace {
 

@@ -13,8 +13,8 @@
 #include <string_view>
 #include <functional>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/tls_stream.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/tls_stream.hpp"
 
 namespace {
 

@@ -12,12 +12,12 @@
 #include <span>
 #include <string_view>
 
-#include "io/event_loop.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/udp_socket.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/udp_socket.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/udp_socket.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/udp_socket.hpp"
 
 namespace {
 

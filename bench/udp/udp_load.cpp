@@ -13,12 +13,12 @@
 #include <string_view>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/udp_socket.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/udp_socket.hpp"
+#include "duet/task/with_timeout.hpp"
 
 namespace {
 

@@ -15,13 +15,13 @@
 #include "kv/server_runtime.hpp"
 #include "kv/session.hpp"
 #include "kv/shard_runtime.hpp"
-#include "stackful/event.hpp"
-#include "stackful/on_shard.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/tls_stream.hpp"
+#include "duet/stackful/event.hpp"
+#include "duet/stackful/on_shard.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/stackful/tls_stream.hpp"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <charconv>
 #include <functional>
 
-#include "io/socket_address.hpp"
+#include "duet/io/socket_address.hpp"
 #include "kv/detail/numbers.hpp"
 #include "kv/notify.hpp"
 

@@ -23,8 +23,8 @@
 #include <string>
 #include <string_view>
 
-#include "io/backend.hpp"
-#include "runtime/connection_spreader.hpp"
+#include "duet/io/backend.hpp"
+#include "duet/runtime/connection_spreader.hpp"
 #include "kv/server_state.hpp"
 
 namespace duet::kv {

@@ -12,11 +12,11 @@
 #include <thread>
 #include <utility>
 
-#include "io/clock.hpp"
-#include "io/sys.hpp"
-#include "io/socket_ops.hpp"
+#include "duet/io/clock.hpp"
+#include "duet/io/sys.hpp"
+#include "duet/io/socket_ops.hpp"
 #include "kv/notify.hpp"
-#include "runtime/shard.hpp"
+#include "duet/runtime/shard.hpp"
 
 namespace duet::kv {
 namespace {

@@ -59,18 +59,18 @@
 #include <system_error>
 #include <vector>
 
-#include "io/backend.hpp"
-#include "io/event_loop.hpp"
-#include "io/socket_address.hpp"
-#include "io/socket_ops.hpp"
-#include "io/unix_socket_file.hpp"
+#include "duet/io/backend.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/socket_address.hpp"
+#include "duet/io/socket_ops.hpp"
+#include "duet/io/unix_socket_file.hpp"
 #include "kv/aof/aof_service.hpp"
 #include "kv/aof/shard_rewrite.hpp"
 #include "kv/server_log.hpp"
 #include "kv/server_options.hpp"
 #include "kv/server_state.hpp"
 #include "kv/shard/kv_cluster.hpp"
-#include "tls/tls_context.hpp"
+#include "duet/tls/tls_context.hpp"
 
 namespace duet::kv {
 

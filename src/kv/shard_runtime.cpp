@@ -2,8 +2,8 @@
 // transport over it, and the listening sockets, bound before any shard serves.
 #include "kv/shard_runtime.hpp"
 
-#include "io/event_loop.hpp"
-#include "io/socket_ops.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/socket_ops.hpp"
 
 namespace duet::kv {
 

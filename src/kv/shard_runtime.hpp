@@ -29,11 +29,11 @@
 #include <functional>
 #include <optional>
 
-#include "io/unique_fd.hpp"
+#include "duet/io/unique_fd.hpp"
 #include "kv/server_runtime.hpp"
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_runner.hpp"
-#include "runtime/shard_set.hpp"
+#include "duet/runtime/connection_spreader.hpp"
+#include "duet/runtime/shard_runner.hpp"
+#include "duet/runtime/shard_set.hpp"
 
 namespace duet::kv {
 

@@ -1,6 +1,6 @@
 // A program outside the duet tree: proves the installed headers, duet.pc and
 // the subproject dependency are enough to build against duet.
-#include <duet.hpp>
+#include <duet/duet.hpp>
 
 duet::Task<int> answer() { co_return 42; }
 

@@ -5,7 +5,7 @@
   folder of the tree (code blocks and inline code are skipped).
 - README.md links the architecture, docs/ARCHITECTURE.md, and no longer sends
   readers to a DESIGN.md they do not have (issue 12, item 3).
-- Every source path docs/ARCHITECTURE.md names in backticks (`src/io/...`)
+- Every source path docs/ARCHITECTURE.md names in backticks (`src/duet/io/...`)
   exists, so "the one place each decision lives" stays true as code moves.
 
 Usage: check_docs.py SOURCE_ROOT

@@ -26,10 +26,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "io/backend.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/io/backend.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 namespace duet::test {
 

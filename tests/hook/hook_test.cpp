@@ -21,12 +21,12 @@
 #include <catch2/catch.hpp>
 
 #include "hook/hook_support.hpp"
-#include "stackful/hook/hook.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/hook/hook.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;

@@ -16,9 +16,9 @@
 #include <catch2/catch.hpp>
 
 #include "hook/hook_support.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;

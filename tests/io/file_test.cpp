@@ -12,10 +12,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "io/event_loop.hpp"
-#include "io/file_ops.hpp"
-#include "io/file_stat.hpp"
-#include "io/io_op.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/file_ops.hpp"
+#include "duet/io/file_stat.hpp"
+#include "duet/io/io_op.hpp"
 #include "support/temp_dir.hpp"
 
 using namespace std::chrono_literals;

@@ -17,10 +17,10 @@
 #include <utility>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/io_op.hpp"
-#include "io/loop_message.hpp"
-#include "io/socket_address.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/io_op.hpp"
+#include "duet/io/loop_message.hpp"
+#include "duet/io/socket_address.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;

@@ -13,15 +13,15 @@
 #include <string_view>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/when_all.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/when_all.hpp"
+#include "duet/task/with_timeout.hpp"
 #include "support/payload.hpp"
 
 using namespace std::chrono_literals;

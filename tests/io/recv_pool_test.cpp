@@ -17,19 +17,19 @@
 #include <utility>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/io_op.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/io_op.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/socket_pair.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/when_all.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/when_all.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;

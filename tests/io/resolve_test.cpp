@@ -11,15 +11,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "io/event_loop.hpp"
-#include "io/resolve.hpp"
-#include "io/socket_address.hpp"
-#include "task/resolve.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/when_all.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/resolve.hpp"
+#include "duet/io/socket_address.hpp"
+#include "duet/task/resolve.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/when_all.hpp"
 
 using duet::Backend;
 using duet::EventLoop;

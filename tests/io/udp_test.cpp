@@ -10,13 +10,13 @@
 #include <string>
 #include <string_view>
 
-#include "io/event_loop.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/udp_socket.hpp"
-#include "task/when_all.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/udp_socket.hpp"
+#include "duet/task/when_all.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;

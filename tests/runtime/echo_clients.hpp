@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "io/unique_fd.hpp"
+#include "duet/io/unique_fd.hpp"
 
 namespace duet::test {
 

@@ -5,10 +5,10 @@
 #include <stop_token>
 
 #include "spread_checks.hpp"
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_set.hpp"
-#include "stackful/on_shard.hpp"
-#include "stackful/tcp_listener.hpp"
+#include "duet/runtime/connection_spreader.hpp"
+#include "duet/runtime/shard_set.hpp"
+#include "duet/stackful/on_shard.hpp"
+#include "duet/stackful/tcp_listener.hpp"
 
 namespace {
 

@@ -10,13 +10,13 @@
 #include <thread>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "runtime/blocking_pool.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/runtime/blocking_pool.hpp"
 #include "support/loop_turns.hpp"
-#include "task/offload.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
+#include "duet/task/offload.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
 
 using namespace std::chrono_literals;
 

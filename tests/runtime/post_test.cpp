@@ -21,8 +21,8 @@
 #include <thread>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "runtime/shard_set.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/runtime/shard_set.hpp"
 #include "support/loop_turns.hpp"
 
 using namespace std::chrono_literals;

@@ -12,8 +12,8 @@
 #include <cstddef>
 
 #include "echo_clients.hpp"
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_set.hpp"
+#include "duet/runtime/connection_spreader.hpp"
+#include "duet/runtime/shard_set.hpp"
 
 namespace duet::test {
 

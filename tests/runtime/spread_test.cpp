@@ -5,10 +5,10 @@
 #include <stop_token>
 
 #include "spread_checks.hpp"
-#include "runtime/connection_spreader.hpp"
-#include "runtime/shard_set.hpp"
-#include "task/on_shard.hpp"
-#include "task/tcp_listener.hpp"
+#include "duet/runtime/connection_spreader.hpp"
+#include "duet/runtime/shard_set.hpp"
+#include "duet/task/on_shard.hpp"
+#include "duet/task/tcp_listener.hpp"
 
 namespace {
 

@@ -11,16 +11,16 @@
 #include <stop_token>
 #include <string>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
-#include "runtime/shard_set.hpp"
-#include "stackful/await_task.hpp"
-#include "stackful/scheduler.hpp"
-#include "task/on_shard.hpp"
-#include "task/sleep.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/runtime/shard_set.hpp"
+#include "duet/stackful/await_task.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/task/on_shard.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace std::chrono_literals;
 using duet::Task;

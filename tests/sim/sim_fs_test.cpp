@@ -8,14 +8,14 @@
 #include <chrono>
 #include <string>
 
-#include "io/event_loop.hpp"
-#include "io/sim/sim_fs.hpp"
-#include "io/sim_world.hpp"
-#include "io/sys.hpp"
-#include "stackful/file.hpp"
-#include "stackful/scheduler.hpp"
-#include "task/file.hpp"
-#include "task/run.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim/sim_fs.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/io/sys.hpp"
+#include "duet/stackful/file.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/task/file.hpp"
+#include "duet/task/run.hpp"
 
 using namespace std::chrono_literals;
 

@@ -8,13 +8,13 @@
 #include <thread>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
-#include "stackful/offload.hpp"
-#include "stackful/scheduler.hpp"
-#include "task/offload.hpp"
-#include "task/run.hpp"
-#include "task/task_scope.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/stackful/offload.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/task/offload.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task_scope.hpp"
 
 namespace {
 

@@ -7,12 +7,12 @@
 #include <string>
 #include <vector>
 
-#include "io/sim_world.hpp"
-#include "runtime/shard_set.hpp"
-#include "stackful/on_shard.hpp"
-#include "stackful/sleep.hpp"
-#include "task/on_shard.hpp"
-#include "task/sleep.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/runtime/shard_set.hpp"
+#include "duet/stackful/on_shard.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/task/on_shard.hpp"
+#include "duet/task/sleep.hpp"
 
 using namespace std::chrono_literals;
 

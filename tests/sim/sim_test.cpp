@@ -8,21 +8,21 @@
 #include <string>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
-#include "io/socket_ops.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/udp_socket.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/io/socket_ops.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/udp_socket.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace std::chrono_literals;
 

@@ -1,4 +1,4 @@
-// duet::fiber::Channel<T> (src/stackful/channel.hpp over io/detail/channel_core.hpp):
+// duet::fiber::Channel<T> (src/duet/stackful/channel.hpp over io/detail/channel_core.hpp):
 // the stackless cases of tests/task/channel_test.cpp and channel_cancel_test.cpp
 // for fibers, on both backends. Coin counts live values, so a leaked or
 // duplicated value fails a check; a lost wake-up shows as the scheduler's
@@ -19,10 +19,10 @@
 #include <system_error>
 #include <vector>
 
-#include "stackful/channel.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/channel.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/counted_value.hpp"
 
 namespace {

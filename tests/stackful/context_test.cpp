@@ -6,10 +6,10 @@
 
 #include <catch2/catch.hpp>
 
-#include "stackful/detail/context.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/stack.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/detail/context.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/stack.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 extern "C" {
 void duet_test_switch_with_patterns(void** save, void* load, std::uint64_t* out);

@@ -16,12 +16,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "io/unique_fd.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/io/unique_fd.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/open_fds.hpp"
 #include "support/payload.hpp"
 #include "support/on_fibers.hpp"

@@ -8,10 +8,10 @@
 #include <string>
 #include <string_view>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/udp_socket.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/stackful/udp_socket.hpp"
 #include "support/on_fibers.hpp"
 
 using namespace std::chrono_literals;

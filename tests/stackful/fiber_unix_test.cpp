@@ -14,9 +14,9 @@
 #include <system_error>
 #include <utility>
 
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/on_fibers.hpp"
 #include "support/temp_dir.hpp"
 

@@ -8,12 +8,12 @@
 
 #include <catch2/catch.hpp>
 
-#include "io/resolve.hpp"
-#include "stackful/resolve.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/io/resolve.hpp"
+#include "duet/stackful/resolve.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/on_fibers.hpp"
 
 using duet::Backend;

@@ -8,8 +8,8 @@
 
 #include <catch2/catch.hpp>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/this_fiber.hpp"
 #include "support/lifetime_counter.hpp"
 
 namespace {

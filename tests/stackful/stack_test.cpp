@@ -15,11 +15,11 @@
 
 #include <catch2/catch.hpp>
 
-#include "stackful/detail/annotations.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/stack.hpp"
-#include "stackful/stack_pool.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/detail/annotations.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/stack.hpp"
+#include "duet/stackful/stack_pool.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 namespace {
 

@@ -9,13 +9,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "stackful/event.hpp"
-#include "stackful/latch.hpp"
-#include "stackful/mutex.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/semaphore.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/event.hpp"
+#include "duet/stackful/latch.hpp"
+#include "duet/stackful/mutex.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/semaphore.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 using namespace std::chrono_literals;
 

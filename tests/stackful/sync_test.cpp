@@ -1,5 +1,5 @@
-// Event, Latch, Mutex and Semaphore for fibers (src/stackful/{event,latch,mutex,semaphore}.hpp
-// over the voice-neutral cores in src/io/detail): the same cases as the
+// Event, Latch, Mutex and Semaphore for fibers (src/duet/stackful/{event,latch,mutex,semaphore}.hpp
+// over the voice-neutral cores in src/duet/io/detail): the same cases as the
 // stackless tests/task/sync_test.cpp, on both backends. A lost wake-up shows
 // as the scheduler's deadlock error (every fiber waiting, nothing to wake one)
 // or a timed-out wait, never as a hang. Assertions stay outside blocking calls
@@ -13,13 +13,13 @@
 #include <system_error>
 #include <vector>
 
-#include "stackful/event.hpp"
-#include "stackful/latch.hpp"
-#include "stackful/mutex.hpp"
-#include "stackful/scheduler.hpp"
-#include "stackful/semaphore.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/this_fiber.hpp"
+#include "duet/stackful/event.hpp"
+#include "duet/stackful/latch.hpp"
+#include "duet/stackful/mutex.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/semaphore.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/this_fiber.hpp"
 
 namespace {
 

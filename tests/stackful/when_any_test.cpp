@@ -1,4 +1,4 @@
-// duet::fiber::when_any (src/stackful/when_any.hpp) on both backends: each
+// duet::fiber::when_any (src/duet/stackful/when_any.hpp) on both backends: each
 // callable runs on its own fiber with a token from when_any's stop source; the
 // first to end wins, the others are stopped and joined, so their pending
 // socket I/O is cancelled and delivered before when_any returns
@@ -18,11 +18,11 @@
 #include <variant>
 #include <vector>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_stream.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/when_any.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/stackful/when_any.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;

@@ -7,7 +7,7 @@
 
 #include <chrono>
 
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 
 namespace duet::test {
 

@@ -11,7 +11,7 @@
 #include <cstddef>
 #include <utility>
 
-#include "stackful/scheduler.hpp"
+#include "duet/stackful/scheduler.hpp"
 
 namespace duet::test {
 

@@ -13,10 +13,10 @@
 #include <vector>
 
 #include "channel_support.hpp"
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "sync_support.hpp"
-#include "task/channel.hpp"
-#include "task/task.hpp"
+#include "duet/task/channel.hpp"
+#include "duet/task/task.hpp"
 
 using namespace duet::test::sync;
 using namespace duet::test::channel;

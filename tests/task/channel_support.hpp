@@ -13,9 +13,9 @@
 
 #include "support/counted_value.hpp"
 #include "sync_support.hpp"
-#include "task/channel.hpp"
-#include "task/task.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/channel.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/with_timeout.hpp"
 
 namespace duet::test::channel {
 

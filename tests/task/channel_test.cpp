@@ -1,4 +1,4 @@
-// duet::Channel<T> for tasks (src/task/channel.hpp over io/detail/channel_core.hpp):
+// duet::Channel<T> for tasks (src/duet/task/channel.hpp over io/detail/channel_core.hpp):
 // FIFO order, rendezvous and buffered hand-offs, try_*, close() with waiters on
 // both sides, move-only values, and 10,000 tasks ping-ponging without a lost
 // wake-up (stops, timeouts, destroyed frames: channel_cancel_test.cpp). Coin
@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "channel_support.hpp"
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "support/counted_value.hpp"
 #include "sync_support.hpp"
-#include "task/channel.hpp"
-#include "task/run.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/channel.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace duet::test::sync;
 using duet::EventLoop;

@@ -12,9 +12,9 @@
 #include <vector>
 
 #include "support/lifetime_counter.hpp"
-#include "task/frame_pool.hpp"
-#include "task/sync_wait.hpp"
-#include "task/task.hpp"
+#include "duet/task/frame_pool.hpp"
+#include "duet/task/sync_wait.hpp"
+#include "duet/task/task.hpp"
 
 using duet::FramePool;
 using duet::Task;

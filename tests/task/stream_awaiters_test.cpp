@@ -1,4 +1,4 @@
-// The stream awaiters behind TcpStream and TcpListener (src/task/detail/
+// The stream awaiters behind TcpStream and TcpListener (src/duet/task/detail/
 // stream_awaiters.hpp) where they meet stop requests and destroyed frames.
 // Both races below need two completions delivered in one loop turn, the first
 // one's handler acting on the second op (stopping it, or destroying its frame)
@@ -18,12 +18,12 @@
 #include <string>
 #include <system_error>
 
-#include "io/event_loop.hpp"
-#include "io/unique_fd.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/unique_fd.hpp"
 #include "support/open_fds.hpp"
-#include "task/task.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tcp_stream.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tcp_stream.hpp"
 
 namespace {
 

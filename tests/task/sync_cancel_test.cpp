@@ -10,16 +10,16 @@
 #include <system_error>
 #include <vector>
 
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "sync_support.hpp"
-#include "task/event.hpp"
-#include "task/latch.hpp"
-#include "task/mutex.hpp"
-#include "task/semaphore.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/event.hpp"
+#include "duet/task/latch.hpp"
+#include "duet/task/mutex.hpp"
+#include "duet/task/semaphore.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace duet::test::sync;
 using duet::EventLoop;

@@ -13,14 +13,14 @@
 #include <stop_token>
 #include <system_error>
 
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "support/loop_turns.hpp"
-#include "task/event.hpp"
-#include "task/latch.hpp"
-#include "task/mutex.hpp"
-#include "task/semaphore.hpp"
-#include "task/task.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/event.hpp"
+#include "duet/task/latch.hpp"
+#include "duet/task/mutex.hpp"
+#include "duet/task/semaphore.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/with_timeout.hpp"
 
 namespace duet::test::sync {
 

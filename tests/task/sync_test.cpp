@@ -1,5 +1,5 @@
-// Event, Latch, Mutex and Semaphore for tasks (src/task/{event,latch,mutex,semaphore}.hpp
-// over the voice-neutral cores in src/io/detail): what each does, FIFO order,
+// Event, Latch, Mutex and Semaphore for tasks (src/duet/task/{event,latch,mutex,semaphore}.hpp
+// over the voice-neutral cores in src/duet/io/detail): what each does, FIFO order,
 // no lost wake-up under contention. Cancellation, timeouts and destroyed
 // frames: sync_cancel_test.cpp. Every case runs on both backends and drives the
 // loop itself with a time limit, so a lost wake-up is a failed check, not a
@@ -13,16 +13,16 @@
 #include <system_error>
 #include <vector>
 
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "sync_support.hpp"
-#include "task/event.hpp"
-#include "task/latch.hpp"
-#include "task/mutex.hpp"
-#include "task/semaphore.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/event.hpp"
+#include "duet/task/latch.hpp"
+#include "duet/task/mutex.hpp"
+#include "duet/task/semaphore.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/with_timeout.hpp"
 
 using namespace duet::test::sync;
 using duet::EventLoop;

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "support/lifetime_counter.hpp"
-#include "task/sync_wait.hpp"
-#include "task/task.hpp"
-#include "task/task_scope.hpp"
-#include "task/when_all.hpp"
+#include "duet/task/sync_wait.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/when_all.hpp"
 
 using duet::Task;
 using duet::test::LifetimeCounter;

@@ -1,4 +1,4 @@
-// duet::when_any (src/task/when_any.hpp) on both backends: the first task to
+// duet::when_any (src/duet/task/when_any.hpp) on both backends: the first task to
 // finish wins, the others are stopped through the caller's stop source and
 // awaited, so their pending socket I/O is cancelled and delivered before
 // when_any returns (loop.in_flight() == 0 right after). Each test drives the
@@ -20,11 +20,11 @@
 #include <variant>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "task/sleep.hpp"
-#include "task/task.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/when_any.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/when_any.hpp"
 #include "support/socket_pair.hpp"
 
 namespace {

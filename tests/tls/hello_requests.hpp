@@ -14,7 +14,7 @@
 
 #include <string>
 
-#include "tls/tls_engine.hpp"
+#include "duet/tls/tls_engine.hpp"
 
 namespace duet::test {
 

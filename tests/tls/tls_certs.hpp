@@ -10,7 +10,7 @@
 #include <string>
 
 #include "support/temp_dir.hpp"
-#include "tls/tls_context.hpp"
+#include "duet/tls/tls_context.hpp"
 
 namespace duet::test {
 

@@ -8,15 +8,15 @@
 
 #include <catch2/catch.hpp>
 
-#include "stackful/scheduler.hpp"
-#include "stackful/sleep.hpp"
-#include "stackful/tcp_listener.hpp"
-#include "stackful/this_fiber.hpp"
-#include "stackful/tls_stream.hpp"
+#include "duet/stackful/scheduler.hpp"
+#include "duet/stackful/sleep.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/this_fiber.hpp"
+#include "duet/stackful/tls_stream.hpp"
 #include "support/payload.hpp"
 #include "tls/hello_requests.hpp"
 #include "tls/tls_certs.hpp"
-#include "tls/tls_error.hpp"
+#include "duet/tls/tls_error.hpp"
 #include "support/on_fibers.hpp"
 
 using namespace std::chrono_literals;

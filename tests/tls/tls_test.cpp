@@ -11,14 +11,14 @@
 #include <catch2/catch.hpp>
 
 #include "support/payload.hpp"
-#include "task/run.hpp"
-#include "task/sleep.hpp"
-#include "task/tcp_listener.hpp"
-#include "task/tls_stream.hpp"
-#include "task/when_all.hpp"
+#include "duet/task/run.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/tcp_listener.hpp"
+#include "duet/task/tls_stream.hpp"
+#include "duet/task/when_all.hpp"
 #include "tls/hello_requests.hpp"
 #include "tls/tls_certs.hpp"
-#include "tls/tls_error.hpp"
+#include "duet/tls/tls_error.hpp"
 
 using namespace std::chrono_literals;
 using duet::Backend;

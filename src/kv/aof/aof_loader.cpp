@@ -12,8 +12,8 @@
 #include <system_error>
 #include <vector>
 
-#include "io/unique_fd.hpp"
-#include "io/sys.hpp"
+#include "duet/io/unique_fd.hpp"
+#include "duet/io/sys.hpp"
 #include "kv/command_table.hpp"
 #include "kv/detail/args.hpp"
 #include "kv/detail/command_util.hpp"

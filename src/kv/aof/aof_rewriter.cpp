@@ -14,7 +14,7 @@
 #include <absl/strings/string_view.h>
 
 #include "kv/aof/aof_propagation.hpp"
-#include "io/sys.hpp"
+#include "duet/io/sys.hpp"
 
 namespace duet::kv {
 namespace {

@@ -42,8 +42,8 @@
 #include <functional>
 #include <string>
 
-#include "io/event_loop.hpp"
-#include "io/unique_fd.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/unique_fd.hpp"
 #include "kv/aof/aof_buffer.hpp"
 #include "kv/aof/aof_worker.hpp"
 #include "kv/aof/aof_writer.hpp"

@@ -12,7 +12,7 @@
 #include <system_error>
 
 #include "kv/aof/aof_propagation.hpp"
-#include "io/sys.hpp"
+#include "duet/io/sys.hpp"
 
 namespace duet::kv {
 

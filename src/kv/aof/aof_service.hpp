@@ -27,7 +27,7 @@
 #include <memory>
 #include <string>
 
-#include "io/event_loop.hpp"
+#include "duet/io/event_loop.hpp"
 #include "kv/aof/aof_buffer.hpp"
 #include "kv/aof/aof_durability.hpp"
 #include "kv/aof/aof_loader.hpp"

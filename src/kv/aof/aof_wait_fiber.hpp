@@ -16,7 +16,7 @@
 
 #include "kv/aof/aof_durability.hpp"
 #include "kv/aof/durable_waiter.hpp"
-#include "stackful/scheduler.hpp"
+#include "duet/stackful/scheduler.hpp"
 
 namespace duet::kv {
 

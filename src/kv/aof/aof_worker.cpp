@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <system_error>
 
-#include "io/sim_world.hpp"
+#include "duet/io/sim_world.hpp"
 
 namespace duet::kv {
 

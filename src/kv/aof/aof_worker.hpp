@@ -6,7 +6,7 @@
 //   result (0 or -errno) comes back to done on the loop thread, delivered by the
 //   loop itself: the worker writes an eventfd and a read IoOp on that eventfd
 //   (OpKind::read, the same on io_uring and epoll) wakes the loop. No polling.
-// - Why a thread: duet's IoOp has no fsync kind yet (src/io), and fsync on a
+// - Why a thread: duet's IoOp has no fsync kind yet (src/duet/io), and fsync on a
 //   regular file cannot be made non-blocking; io_uring's IORING_OP_FSYNC would
 //   replace the thread on that backend once OpKind::fsync exists.
 // - drain(): runs every queued job to the end, joins the thread and calls their
@@ -29,8 +29,8 @@
 #include <mutex>
 #include <thread>
 
-#include "io/event_loop.hpp"
-#include "io/unique_fd.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/unique_fd.hpp"
 
 namespace duet {
 class SimWorld;

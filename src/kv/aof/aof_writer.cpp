@@ -12,9 +12,9 @@
 #include <cstring>
 #include <system_error>
 
-#include "io/file_ops.hpp"
-#include "io/sim_world.hpp"
-#include "io/sys.hpp"
+#include "duet/io/file_ops.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/io/sys.hpp"
 
 namespace duet::kv {
 namespace {

@@ -33,7 +33,7 @@
 #include <memory>
 #include <vector>
 
-#include "io/loop_message.hpp"
+#include "duet/io/loop_message.hpp"
 #include "kv/aof/aof_durability.hpp"
 #include "kv/server_state.hpp"
 #include "kv/shard/shard_event_relay.hpp"

@@ -32,7 +32,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/loop_message.hpp"
+#include "duet/io/loop_message.hpp"
 #include "kv/aof/durable_waiter.hpp"
 #include "kv/shard/shard_gate.hpp"
 

@@ -39,7 +39,7 @@
 #include <string>
 #include <string_view>
 
-#include "io/loop_message.hpp"
+#include "duet/io/loop_message.hpp"
 #include "kv/aof/durable_waiter.hpp"
 #include "kv/client_registry.hpp"
 #include "kv/detail/args.hpp"

@@ -54,7 +54,7 @@
 #include <string_view>
 #include <vector>
 
-#include "io/loop_message.hpp"
+#include "duet/io/loop_message.hpp"
 #include "kv/aof/write_observer.hpp"
 #include "kv/detail/args.hpp"
 #include "kv/shard/shard_gate.hpp"

@@ -3,7 +3,7 @@
 // expiry with every other command, and PUBLISH for the pub/sub path.
 #include "kv/sim/kv_model.hpp"
 
-#include "io/sim_world.hpp"
+#include "duet/io/sim_world.hpp"
 
 namespace duet::kv::sim {
 

@@ -8,13 +8,13 @@
 #include <optional>
 #include <vector>
 
-#include "io/clock.hpp"
+#include "duet/io/clock.hpp"
 #include "kv/sim/kv_model.hpp"
-#include "task/event.hpp"
-#include "task/sleep.hpp"
-#include "task/task_scope.hpp"
-#include "task/tcp_stream.hpp"
-#include "task/with_timeout.hpp"
+#include "duet/task/event.hpp"
+#include "duet/task/sleep.hpp"
+#include "duet/task/task_scope.hpp"
+#include "duet/task/tcp_stream.hpp"
+#include "duet/task/with_timeout.hpp"
 
 namespace duet::kv::sim {
 

@@ -34,10 +34,10 @@
 #include <memory>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
-#include "io/socket_address.hpp"
-#include "task/task.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim_world.hpp"
+#include "duet/io/socket_address.hpp"
+#include "duet/task/task.hpp"
 
 namespace duet::kv::sim {
 

@@ -30,13 +30,13 @@
 #include <string_view>
 #include <vector>
 
-#include "io/event_loop.hpp"
-#include "io/sim_world.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/sim_world.hpp"
 #include "kv/detail/key_hash.hpp"
 #include "kv/drivers.hpp"
 #include "kv/server_runtime.hpp"
 #include "kv/sim/sim_clients.hpp"
-#include "task/task_scope.hpp"
+#include "duet/task/task_scope.hpp"
 
 namespace {
 

@@ -12,5 +12,5 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 aarch64-linux-gnu-g++ -std=c++20 -O2 -Wall -Wextra -Wpedantic -static -I"$repo/src" \
   "$repo/tests/stackful/aarch64/switch_check.cpp" "$repo/tests/stackful/aarch64/probe_aarch64.S" \
-  "$repo/src/stackful/detail/switch_aarch64.S" "$repo/src/stackful/stack.cpp" -o "$out/switch_check"
+  "$repo/src/duet/stackful/detail/switch_aarch64.S" "$repo/src/duet/stackful/stack.cpp" -o "$out/switch_check"
 qemu-aarch64 "$out/switch_check"

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "stackful/detail/context.hpp"
-#include "stackful/stack.hpp"
+#include "duet/stackful/detail/context.hpp"
+#include "duet/stackful/stack.hpp"
 
 extern "C" {
 void duet_test_switch_with_patterns(void** save, void* load, std::uint64_t* out);
