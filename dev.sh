@@ -15,6 +15,7 @@ PACKAGES=(
   fio  # bench/file/run.sh runs file_randread beside fio's io_uring engine
   qemu-user g++-aarch64-linux-gnu  # the AArch64 context switch is tested under qemu-user
   python3-redis  # tests/kv/clients: redis-py, the Python client users run
+  cmake  # tests/consumer: a CMake project finds the installed duet (find_package)
 )
 # node-redis and ioredis come from npm (tests/kv/clients/package-lock.json);
 # Node.js itself from Debian unless the machine already has node and npm.
