@@ -13,14 +13,14 @@
 #include <system_error>
 
 // guide:begin includes
-#include "duet/task/tcp_listener.hpp"  // TcpListener: bind, listen, accept
-#include "duet/task/tcp_stream.hpp"    // TcpStream: connect, recv, send, send_all, shutdown
-#include "duet/task/task_scope.hpp"    // TaskScope: owns the connection tasks
-#include "duet/task/run.hpp"           // run_until_complete(loop, task)
+#include <duet/task/tcp_listener.hpp>  // TcpListener: bind, listen, accept
+#include <duet/task/tcp_stream.hpp>    // TcpStream: connect, recv, send, send_all, shutdown
+#include <duet/task/task_scope.hpp>    // TaskScope: owns the connection tasks
+#include <duet/task/run.hpp>           // run_until_complete(loop, task)
 // guide:end
-#include "duet/task/sleep.hpp"         // sleep_for, sleep_until
-#include "duet/task/with_timeout.hpp"  // with_timeout(awaiter, duration)
-#include "duet/task/when_all.hpp"
+#include <duet/task/sleep.hpp>         // sleep_for, sleep_until
+#include <duet/task/with_timeout.hpp>  // with_timeout(awaiter, duration)
+#include <duet/task/when_all.hpp>
 
 using namespace std::chrono_literals;
 

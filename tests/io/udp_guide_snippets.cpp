@@ -8,13 +8,13 @@
 #include <string>
 #include <string_view>
 
-#include "duet/task/run.hpp"
-#include "duet/task/task_scope.hpp"
-#include "duet/task/tcp_listener.hpp"
-#include "duet/task/tcp_stream.hpp"
-#include "duet/task/udp_socket.hpp"
-#include "duet/task/when_all.hpp"
-#include "duet/task/with_timeout.hpp"
+#include <duet/task/run.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
+#include <duet/task/udp_socket.hpp>
+#include <duet/task/when_all.hpp>
+#include <duet/task/with_timeout.hpp>
 #include "support/temp_dir.hpp"
 
 using namespace std::chrono_literals;

@@ -8,15 +8,15 @@
 #include <string>
 #include <thread>
 
-#include "duet/runtime/blocking_pool.hpp"
+#include <duet/runtime/blocking_pool.hpp>
 #include "echo_clients.hpp"
-#include "duet/runtime/connection_spreader.hpp"
-#include "duet/runtime/shard_set.hpp"
-#include "duet/stackful/offload.hpp"
-#include "duet/stackful/on_shard.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/tcp_listener.hpp"
+#include <duet/runtime/connection_spreader.hpp>
+#include <duet/runtime/shard_set.hpp>
+#include <duet/stackful/offload.hpp>
+#include <duet/stackful/on_shard.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/tcp_listener.hpp>
 
 using namespace std::chrono_literals;
 

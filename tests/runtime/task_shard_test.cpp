@@ -9,17 +9,17 @@
 #include <thread>
 
 #include "echo_clients.hpp"
-#include "duet/runtime/connection_spreader.hpp"
-#include "duet/runtime/shard_set.hpp"
-#include "duet/task/channel.hpp"
-#include "duet/task/event.hpp"
-#include "duet/task/offload.hpp"
-#include "duet/task/on_shard.hpp"
-#include "duet/task/resume_on.hpp"
-#include "duet/task/sleep.hpp"
-#include "duet/task/sync_wait.hpp"
-#include "duet/task/task.hpp"
-#include "duet/task/tcp_listener.hpp"
+#include <duet/runtime/connection_spreader.hpp>
+#include <duet/runtime/shard_set.hpp>
+#include <duet/task/channel.hpp>
+#include <duet/task/event.hpp>
+#include <duet/task/offload.hpp>
+#include <duet/task/on_shard.hpp>
+#include <duet/task/resume_on.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/sync_wait.hpp>
+#include <duet/task/task.hpp>
+#include <duet/task/tcp_listener.hpp>
 
 using namespace std::chrono_literals;
 

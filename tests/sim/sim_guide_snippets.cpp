@@ -6,16 +6,16 @@
 #include <chrono>
 #include <string>
 
-#include "duet/io/event_loop.hpp"
-#include "duet/io/sim_world.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/tcp_listener.hpp"
-#include "duet/stackful/tcp_stream.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/task_scope.hpp"
-#include "duet/task/tcp_listener.hpp"
-#include "duet/task/tcp_stream.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/io/sim_world.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tcp_stream.hpp>
 
 using namespace std::chrono_literals;
 

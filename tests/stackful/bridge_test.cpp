@@ -21,18 +21,18 @@
 #include <catch2/catch.hpp>
 
 #include "hook/hook_support.hpp"
-#include "duet/runtime/shard_set.hpp"
-#include "duet/stackful/await_task.hpp"
-#include "duet/stackful/hook/hook.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/this_fiber.hpp"
-#include "duet/task/on_shard.hpp"
-#include "duet/task/run.hpp"
-#include "duet/stackful/run_on_fiber.hpp"
-#include "duet/task/sleep.hpp"
-#include "duet/task/task.hpp"
-#include "duet/task/task_scope.hpp"
+#include <duet/runtime/shard_set.hpp>
+#include <duet/stackful/await_task.hpp>
+#include <duet/stackful/hook/hook.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/task/on_shard.hpp>
+#include <duet/task/run.hpp>
+#include <duet/stackful/run_on_fiber.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task.hpp>
+#include <duet/task/task_scope.hpp>
 
 using namespace std::chrono_literals;
 using duet::Backend;

@@ -19,10 +19,10 @@
 #include <system_error>
 #include <vector>
 
-#include "duet/stackful/channel.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/this_fiber.hpp"
+#include <duet/stackful/channel.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/this_fiber.hpp>
 #include "support/counted_value.hpp"
 
 namespace {

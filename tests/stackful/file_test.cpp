@@ -19,13 +19,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "duet/io/aligned_buffer.hpp"
-#include "duet/runtime/blocking_pool.hpp"
-#include "duet/stackful/file.hpp"
-#include "duet/stackful/offload.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/tcp_stream.hpp"
-#include "duet/stackful/this_fiber.hpp"
+#include <duet/io/aligned_buffer.hpp>
+#include <duet/runtime/blocking_pool.hpp>
+#include <duet/stackful/file.hpp>
+#include <duet/stackful/offload.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/stackful/this_fiber.hpp>
 #include "support/fifo_rescue.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"

@@ -14,11 +14,11 @@
 #include <catch2/catch.hpp>
 
 // guide:begin includes
-#include "duet/stackful/scheduler.hpp"     // Scheduler: one per thread, owns the loop
-#include "duet/stackful/this_fiber.hpp"    // spawn, yield, set_name
-#include "duet/stackful/sleep.hpp"         // sleep_for, sleep_until
-#include "duet/stackful/tcp_listener.hpp"  // TcpListener: bind, listen, accept
-#include "duet/stackful/tcp_stream.hpp"    // TcpStream: connect, recv, send, send_all, shutdown
+#include <duet/stackful/scheduler.hpp>     // Scheduler: one per thread, owns the loop
+#include <duet/stackful/this_fiber.hpp>    // spawn, yield, set_name
+#include <duet/stackful/sleep.hpp>         // sleep_for, sleep_until
+#include <duet/stackful/tcp_listener.hpp>  // TcpListener: bind, listen, accept
+#include <duet/stackful/tcp_stream.hpp>    // TcpStream: connect, recv, send, send_all, shutdown
 // guide:end
 
 using namespace std::chrono_literals;

@@ -9,13 +9,13 @@
 
 #include <catch2/catch.hpp>
 
-#include "duet/stackful/event.hpp"
-#include "duet/stackful/latch.hpp"
-#include "duet/stackful/mutex.hpp"
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/semaphore.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/this_fiber.hpp"
+#include <duet/stackful/event.hpp>
+#include <duet/stackful/latch.hpp>
+#include <duet/stackful/mutex.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/semaphore.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/this_fiber.hpp>
 
 using namespace std::chrono_literals;
 

@@ -8,11 +8,11 @@
 #include <string>
 #include <string_view>
 
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/tcp_listener.hpp"
-#include "duet/stackful/tcp_stream.hpp"
-#include "duet/stackful/this_fiber.hpp"
-#include "duet/stackful/udp_socket.hpp"
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/stackful/udp_socket.hpp>
 #include "support/temp_dir.hpp"
 
 using namespace std::chrono_literals;

@@ -18,11 +18,11 @@
 #include <variant>
 #include <vector>
 
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/tcp_stream.hpp"
-#include "duet/stackful/this_fiber.hpp"
-#include "duet/stackful/when_any.hpp"
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/sleep.hpp>
+#include <duet/stackful/tcp_stream.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/stackful/when_any.hpp>
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;

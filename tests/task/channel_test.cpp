@@ -19,14 +19,14 @@
 #include <vector>
 
 #include "channel_support.hpp"
-#include "duet/io/event_loop.hpp"
+#include <duet/io/event_loop.hpp>
 #include "support/counted_value.hpp"
 #include "sync_support.hpp"
-#include "duet/task/channel.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/task.hpp"
-#include "duet/task/task_scope.hpp"
-#include "duet/task/with_timeout.hpp"
+#include <duet/task/channel.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/task.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/with_timeout.hpp>
 
 using namespace duet::test::sync;
 using duet::EventLoop;

@@ -20,19 +20,19 @@
 
 #include <catch2/catch.hpp>
 
-#include "duet/io/aligned_buffer.hpp"
-#include "duet/io/event_loop.hpp"
-#include "duet/runtime/blocking_pool.hpp"
-#include "duet/runtime/detail/file_request.hpp"
+#include <duet/io/aligned_buffer.hpp>
+#include <duet/io/event_loop.hpp>
+#include <duet/runtime/blocking_pool.hpp>
+#include <duet/runtime/detail/file_request.hpp>
 #include "support/fifo_rescue.hpp"
 #include "support/payload.hpp"
 #include "support/temp_dir.hpp"
-#include "duet/task/file.hpp"
-#include "duet/task/offload.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/tcp_stream.hpp"
-#include "duet/task/task.hpp"
-#include "duet/task/when_all.hpp"
+#include <duet/task/file.hpp>
+#include <duet/task/offload.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/tcp_stream.hpp>
+#include <duet/task/task.hpp>
+#include <duet/task/when_all.hpp>
 
 using namespace std::chrono_literals;
 using duet::Backend;

@@ -7,14 +7,14 @@
 
 #include <chrono>
 
-#include "duet/task/event.hpp"
-#include "duet/task/latch.hpp"
-#include "duet/task/mutex.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/semaphore.hpp"
-#include "duet/task/sleep.hpp"
-#include "duet/task/task_scope.hpp"
-#include "duet/task/with_timeout.hpp"
+#include <duet/task/event.hpp>
+#include <duet/task/latch.hpp>
+#include <duet/task/mutex.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/semaphore.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task_scope.hpp>
+#include <duet/task/with_timeout.hpp>
 
 using namespace std::chrono_literals;
 

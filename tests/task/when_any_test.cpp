@@ -20,11 +20,11 @@
 #include <variant>
 #include <vector>
 
-#include "duet/io/event_loop.hpp"
-#include "duet/task/sleep.hpp"
-#include "duet/task/task.hpp"
-#include "duet/task/tcp_stream.hpp"
-#include "duet/task/when_any.hpp"
+#include <duet/io/event_loop.hpp>
+#include <duet/task/sleep.hpp>
+#include <duet/task/task.hpp>
+#include <duet/task/tcp_stream.hpp>
+#include <duet/task/when_any.hpp>
 #include "support/socket_pair.hpp"
 
 namespace {

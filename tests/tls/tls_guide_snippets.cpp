@@ -8,16 +8,16 @@
 #include <string>
 #include <string_view>
 
-#include "duet/stackful/scheduler.hpp"
-#include "duet/stackful/tcp_listener.hpp"
-#include "duet/stackful/this_fiber.hpp"
-#include "duet/stackful/tls_stream.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/tcp_listener.hpp"
-#include "duet/task/tls_stream.hpp"
-#include "duet/task/when_all.hpp"
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/this_fiber.hpp>
+#include <duet/stackful/tls_stream.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/tcp_listener.hpp>
+#include <duet/task/tls_stream.hpp>
+#include <duet/task/when_all.hpp>
 #include "tls/tls_certs.hpp"
-#include "duet/tls/tls_error.hpp"
+#include <duet/tls/tls_error.hpp>
 
 using namespace std::chrono_literals;
 
