@@ -138,6 +138,26 @@ TEST_CASE("fiber: two fibers waiting on one set are each woken by one signal", "
   });
 }
 
+TEST_CASE("fiber: two sets for one signal: one reads it, the other waits on and times out", "[signal_set]") {
+  on_fibers(any_backend(), [] {
+    SignalSet first({SIGUSR1});
+    SignalSet second({SIGUSR1});
+    std::vector<int> got;
+    auto waiter = [&](SignalSet& s) {
+      auto r = s.wait(100ms);
+      got.push_back(r ? *r : (r.error() == std::errc::timed_out ? 0 : -1));
+    };
+    auto a = duet::fiber::spawn(waiter, std::ref(first));
+    auto b = duet::fiber::spawn(waiter, std::ref(second));
+    duet::fiber::sleep_for(5ms);  // both polls are armed: the signal wakes both
+    duet::test::send_to_process(SIGUSR1);
+    a.join();
+    b.join();
+    CHECK(std::multiset<int>(got.begin(), got.end()) == std::multiset<int>{0, SIGUSR1});
+    return 0;
+  });
+}
+
 TEST_CASE("fiber: a stop request cancels a signal wait", "[signal_set]") {
   on_fibers(any_backend(), [] {
     SignalSet signals({SIGUSR1});

@@ -122,6 +122,19 @@ TEST_CASE("two different signals queued at once both arrive, one per wait", "[si
   CHECK(std::set<int>{*a, *b} == std::set<int>{SIGUSR1, SIGUSR2});
 }
 
+TEST_CASE("two sets for one signal: one reads it, the other waits on and times out", "[signal_set]") {
+  EventLoop loop(any_backend());
+  SignalSet first(loop, {SIGUSR1});
+  SignalSet second(loop, {SIGUSR1});
+  auto waiter = [](const SignalSet& s) -> Task<int> {
+    auto r = co_await duet::with_timeout(s.wait(), 100ms);
+    co_return r ? *r : (r.error() == std::errc::timed_out ? 0 : -1);
+  };
+  auto [a, b, sent] =
+      duet::run_until_complete(loop, duet::when_all(waiter(first), waiter(second), send_later(loop, SIGUSR1)));
+  CHECK(std::multiset<int>{a, b} == std::multiset<int>{0, SIGUSR1});
+}
+
 TEST_CASE("a real-time signal sent twice is queued twice", "[signal_set]") {
   EventLoop loop(any_backend());
   SignalSet signals(loop, {SIGRTMIN});

@@ -19,6 +19,8 @@
 #include <cstdint>
 #include <system_error>
 
+#include "duet/io/clock.hpp"
+
 namespace duet {
 
 namespace {
@@ -109,10 +111,19 @@ int SignalFd::try_read() const noexcept {
   return static_cast<int>(info.ssi_signo);
 }
 
-void SignalFd::prepare_poll(IoOp& op) const noexcept {
+int SignalFd::step(int res, IoOp& op, IoOp::Clock::time_point deadline) const noexcept {
+  if (res < 0) return res;  // the poll was cancelled, timed out or failed
+  const int signo = try_read();
+  if (signo != -EAGAIN) return signo;
+  if (deadline != IoOp::Clock::time_point::max()) {
+    const auto left = deadline - duet::now();
+    if (left <= IoOp::Clock::duration::zero()) return -ETIMEDOUT;
+    op.timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+  }
   op.kind_ = OpKind::poll;
   op.fd_ = fd_;
   op.flags_ = POLLIN;
+  return poll_again;
 }
 
 }  // namespace duet

@@ -6,8 +6,8 @@
 //   (pthread_sigmask), so the kernel queues them instead of running their
 //   disposition, and opens a non-blocking signalfd for them. The voices'
 //   SignalSets (task/signal_set.hpp, stackful/signal_set.hpp) wait on it
-//   through the loop: a poll op for POLLIN, then try_read() on the loop's
-//   thread. Throws std::system_error: EINVAL for an empty list, a number out of
+//   through the loop with step(): it reads a pending signal, or describes a
+//   poll op for POLLIN for the voice to run and then calls it again. Throws std::system_error: EINVAL for an empty list, a number out of
 //   range, SIGKILL or SIGSTOP (they cannot be caught); ENOTSUP on Backend::sim
 //   (no kernel there to queue a signal); the errno of signalfd otherwise.
 // - Mask bookkeeping is per thread and counted per signal: the first SignalFd
@@ -25,11 +25,11 @@
 //   changed is that thread's). Move-less (the mask bookkeeping is a promise).
 //
 //   duet::SignalFd fd(loop, {SIGUSR1});
-//   ::raise(SIGUSR1);
-//   int signo = fd.try_read();              // SIGUSR1, or -EAGAIN if none pending
-//   duet::IoOp op; fd.prepare_poll(op);     // wait for the next: POLLIN on the fd
+//   int r = fd.step(0, op, deadline);       // a pending signal's number, or:
+//   while (r == duet::SignalFd::poll_again) { /* run op (a poll), then */ r = fd.step(op_res, op, deadline); }
 #pragma once
 
+#include <chrono>
 #include <csignal>
 #include <initializer_list>
 
@@ -55,11 +55,18 @@ class SignalFd {
   [[nodiscard]] int native_handle() const noexcept { return fd_; }
   [[nodiscard]] bool contains(int signo) const noexcept;
 
-  // One pending signal's number, -EAGAIN if none, or -errno. Loop thread.
+  // The one wait both voices run, a step at a time, on the loop's thread.
+  // res: 0 before the first poll, else the poll's result. Returns what the
+  // wait ends with — a signal's number, or -errno (the poll's own failure:
+  // -ECANCELED, -ETIMEDOUT; a read error) — or poll_again after describing
+  // in op a poll for POLLIN (kind_, fd_, flags_, and timeout_ = what is left
+  // before deadline; Clock::time_point::max(): no timeout) for the caller to
+  // run. A poll that finds nothing to read (another reader of the signal
+  // took it) just polls again; -ETIMEDOUT when the deadline has passed.
+  static constexpr int poll_again = EventLoop::pending;
+  [[nodiscard]] int step(int res, IoOp& op, IoOp::Clock::time_point deadline) const noexcept;
+  // One pending signal's number, -EAGAIN if none, or -errno.
   [[nodiscard]] int try_read() const noexcept;
-  // Describes "wait until a signal is pending" in op (kind, fd, flags); the
-  // caller keeps its own complete_, context_ and timeout_.
-  void prepare_poll(IoOp& op) const noexcept;
 
  private:
   EventLoop* loop_;

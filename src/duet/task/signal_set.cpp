@@ -1,7 +1,6 @@
-// SignalSet's awaiter: a pending signal is taken without suspending; else a
-// poll op waits for the signalfd, and the read happens on its completion. A
-// poll that finds nothing to read (another reader of the same signal took it)
-// waits again, within what is left of the timeout.
+// SignalSet's awaiter: SignalFd::step's wait (io/signal_fd.hpp), with each
+// poll it asks for run as this awaiter's op; a signal already pending is taken
+// without suspending.
 #include "duet/task/signal_set.hpp"
 
 #include <cerrno>
@@ -14,7 +13,6 @@ namespace detail {
 
 SignalAwaiter::SignalAwaiter(const SignalFd& fd, std::stop_token token) noexcept
     : IoAwaiter(fd.loop(), std::move(token)), fd_(&fd) {
-  fd.prepare_poll(op_);
   op_.complete_ = &SignalAwaiter::on_ready;
 }
 
@@ -24,12 +22,13 @@ bool SignalAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
     set_result(-ECANCELED);
     return false;
   }
-  const int signo = fd_->try_read();
-  if (signo != -EAGAIN) {
-    set_result(signo);
+  // with_timeout has set op_.timeout_ by now: it bounds the whole wait.
+  deadline_ = op_.timeout_.count() > 0 ? duet::now() + op_.timeout_ : IoOp::Clock::time_point::max();
+  const int r = fd_->step(0, op_, deadline_);
+  if (r != SignalFd::poll_again) {
+    set_result(r);
     return false;
   }
-  if (op_.timeout_.count() > 0) deadline_ = duet::now() + op_.timeout_;
   if (IoAwaiter::await_suspend(waiter)) return true;
   return read_or_wait(result());
 }
@@ -38,22 +37,14 @@ bool SignalAwaiter::await_suspend(std::coroutine_handle<> waiter) noexcept {
 // when result() holds the outcome (a signal number, or -errno).
 bool SignalAwaiter::read_or_wait(int res) noexcept {
   for (;;) {
-    if (res < 0) break;  // cancelled, timed out, or the poll failed
-    res = fd_->try_read();
-    if (res != -EAGAIN) break;
-    if (op_.timeout_.count() > 0) {
-      const auto left = deadline_ - duet::now();
-      if (left <= std::chrono::steady_clock::duration::zero()) {
-        res = -ETIMEDOUT;
-        break;
-      }
-      op_.timeout_ = std::chrono::duration_cast<std::chrono::nanoseconds>(left);
+    const int r = fd_->step(res, op_, deadline_);
+    if (r != SignalFd::poll_again) {
+      set_result(r);
+      return false;
     }
     if (launch()) return true;
     res = result();
   }
-  set_result(res);
-  return false;
 }
 
 void SignalAwaiter::on_ready(IoOp* op, int res) noexcept {
