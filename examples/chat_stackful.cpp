@@ -13,9 +13,7 @@
 // maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
 // program returns.
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +25,7 @@
 #include <duet/io/event_loop.hpp>
 #include <duet/stackful/channel.hpp>
 #include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/signal_set.hpp>
 #include <duet/stackful/sleep.hpp>
 #include <duet/stackful/tcp_listener.hpp>
 #include <duet/stackful/tcp_stream.hpp>
@@ -104,20 +103,6 @@ void session(Room& room, duet::fiber::TcpStream conn) {
   room.leave(me);
 }
 
-// The self-pipe trick: the handler writes a byte, the loop reads it like any socket.
-int signal_pair[2];
-extern "C" void on_signal(int) {
-  const int saved = errno;
-  (void)!::write(signal_pair[1], "", 1);
-  errno = saved;
-}
-
-void wait_for_signal(duet::EventLoop& loop, std::stop_token stop) {
-  duet::fiber::TcpStream signals(loop, signal_pair[0]);
-  char byte;
-  (void)signals.recv(std::span<char>(&byte, 1), stop);
-}
-
 void accept_clients(duet::fiber::TcpListener& listener, Room& room, std::stop_token stop) {
   while (!stop.stop_requested()) {
     auto conn = listener.accept(stop);
@@ -129,12 +114,12 @@ void accept_clients(duet::fiber::TcpListener& listener, Room& room, std::stop_to
   }
 }
 
-void serve(duet::EventLoop& loop, Room& room, std::uint16_t port) {
+void serve(duet::EventLoop& loop, duet::fiber::SignalSet& signals, Room& room, std::uint16_t port) {
   auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::any(port));
   std::printf("chat on port %u (%s)\n", listener.local_address().port(), duet::backend_name(loop.backend()).data());
   std::fflush(stdout);
   duet::fiber::when_any([&](std::stop_token stop) { accept_clients(listener, room, stop); },
-                        [&](std::stop_token stop) { wait_for_signal(loop, stop); });
+                        [&](std::stop_token stop) { return signals.wait(stop); });  // SIGINT or SIGTERM
   room.close();
 }
 
@@ -148,12 +133,10 @@ int main(int argc, char** argv) {
     if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
     if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
   }
-  ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, signal_pair);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   Room room;  // outlives every session
   duet::fiber::Scheduler scheduler({.backend = backend});
-  scheduler.spawn(serve, std::ref(scheduler.loop()), std::ref(room), port).detach();
+  duet::fiber::SignalSet signals({SIGINT, SIGTERM});  // blocked, then read through the loop
+  scheduler.spawn(serve, std::ref(scheduler.loop()), std::ref(signals), std::ref(room), port).detach();
   scheduler.run();
   std::printf("chat stopped\n");
 }

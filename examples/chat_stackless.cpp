@@ -13,9 +13,7 @@
 // maximum, 4 MiB by default). SIGINT or SIGTERM stops every session, then the
 // program returns.
 #include <sys/socket.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -27,6 +25,7 @@
 #include <duet/io/event_loop.hpp>
 #include <duet/task/channel.hpp>
 #include <duet/task/run.hpp>
+#include <duet/task/signal_set.hpp>
 #include <duet/task/sleep.hpp>
 #include <duet/task/task_scope.hpp>
 #include <duet/task/tcp_listener.hpp>
@@ -104,20 +103,6 @@ duet::Task<void> session(Room& room, duet::TcpStream conn) {
   room.leave(me);
 }
 
-// The self-pipe trick: the handler writes a byte, the loop reads it like any socket.
-int signal_pair[2];
-extern "C" void on_signal(int) {
-  const int saved = errno;
-  (void)!::write(signal_pair[1], "", 1);
-  errno = saved;
-}
-
-duet::Task<void> wait_for_signal(duet::EventLoop& loop, std::stop_token stop) {
-  duet::TcpStream signals(loop, signal_pair[0]);
-  char byte;
-  (void)co_await signals.recv(std::span<char>(&byte, 1), stop);
-}
-
 duet::Task<void> accept_clients(duet::EventLoop& loop, duet::TcpListener& listener, Room& room,
                                 duet::TaskScope& scope, std::stop_token stop) {
   while (!stop.stop_requested()) {
@@ -130,14 +115,14 @@ duet::Task<void> accept_clients(duet::EventLoop& loop, duet::TcpListener& listen
   }
 }
 
-duet::Task<void> serve(duet::EventLoop& loop, Room& room, std::uint16_t port) {
+duet::Task<void> serve(duet::EventLoop& loop, duet::SignalSet& signals, Room& room, std::uint16_t port) {
   auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::any(port));
   std::printf("chat on port %u (%s)\n", listener.local_address().port(), duet::backend_name(loop.backend()).data());
   std::fflush(stdout);
   duet::TaskScope scope;
   std::stop_source stop;
   co_await duet::when_any(stop, accept_clients(loop, listener, room, scope, stop.get_token()),
-                          wait_for_signal(loop, stop.get_token()));
+                          signals.wait_task(stop.get_token()));  // SIGINT or SIGTERM ends the accepts
   room.close();
   co_await scope.join();
 }
@@ -152,11 +137,9 @@ int main(int argc, char** argv) {
     if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
     if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
   }
-  ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, signal_pair);
-  std::signal(SIGINT, on_signal);
-  std::signal(SIGTERM, on_signal);
   Room room;  // outlives every session
   duet::EventLoop loop(backend);
-  duet::run_until_complete(loop, serve(loop, room, port));
+  duet::SignalSet signals(loop, {SIGINT, SIGTERM});  // blocked, then read through the loop
+  duet::run_until_complete(loop, serve(loop, signals, room, port));
   std::printf("chat stopped\n");
 }

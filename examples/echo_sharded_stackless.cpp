@@ -7,8 +7,6 @@
 // the port and the kernel spreads connections; single: shard 0 accepts and
 // hands each socket to the shards in turn. SIGINT/SIGTERM stops every shard
 // cleanly, then the program prints how many connections each one served.
-#include <pthread.h>
-
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
@@ -18,6 +16,8 @@
 #include <duet/runtime/connection_spreader.hpp>
 #include <duet/runtime/shard_set.hpp>
 #include <duet/task/on_shard.hpp>
+#include <duet/task/run.hpp>
+#include <duet/task/signal_set.hpp>
 #include <duet/task/tcp_listener.hpp>
 #include <duet/task/tcp_stream.hpp>
 
@@ -46,11 +46,8 @@ int main(int argc, char** argv) {
     if (flag == "--threads") threads = std::max(1, std::atoi(argv[i + 1]));
     if (flag == "--accept") mode = duet::parse_accept_mode(argv[i + 1]).value_or(mode);
   }
-  sigset_t signals;  // blocked before the shards start, so only sigwait sees them
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  duet::EventLoop loop(backend);                     // the main thread's, for the signals only
+  duet::SignalSet signals(loop, {SIGINT, SIGTERM});  // before the shards start: they inherit the mask
   duet::ConnectionSpreader spreader(threads, duet::SocketAddress::any(port), {.mode = mode});
   duet::ShardSet set({.shards = threads, .backend = backend});
   std::printf("echo on port %u (%s, %zu threads, %s)\n", spreader.port(), duet::backend_name(backend).data(), threads,
@@ -59,8 +56,7 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < threads; ++i) {
     duet::spawn_on(set.shard(i), [&] { return duet::serve_shard(spreader, echo); });
   }
-  int sig = 0;
-  sigwait(&signals, &sig);
+  (void)duet::run_until_complete(loop, signals.wait_task());
   set.stop();  // every shard's stop token: accepts and echoes end, the threads join
   for (std::size_t i = 0; i < threads; ++i) std::printf("shard %zu: %zu connections\n", i, spreader.connections(i));
 }

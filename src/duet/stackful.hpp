@@ -32,6 +32,7 @@
 #include "duet/stackful/resolve.hpp"
 #include "duet/stackful/scheduler.hpp"
 #include "duet/stackful/semaphore.hpp"
+#include "duet/stackful/signal_set.hpp"
 #include "duet/stackful/sleep.hpp"
 #include "duet/stackful/stack.hpp"
 #include "duet/stackful/stack_pool.hpp"

@@ -29,6 +29,7 @@
 #include "duet/task/resume_on.hpp"
 #include "duet/task/run.hpp"
 #include "duet/task/semaphore.hpp"
+#include "duet/task/signal_set.hpp"
 #include "duet/task/sleep.hpp"
 #include "duet/task/sync_wait.hpp"
 #include "duet/task/task.hpp"

@@ -59,11 +59,20 @@ void Scheduler::launch(detail::FiberRecord& fiber) {
   ready_.push(fiber);
 }
 
-void Scheduler::run() {
+void Scheduler::run() { run_turns(nullptr); }
+
+void Scheduler::run(std::stop_source stop) { run_turns(&stop); }
+
+// stop == nullptr: loop_.stop() is ignored.
+void Scheduler::run_turns(std::stop_source* stop) {
   if (running_ != nullptr) throw std::logic_error("duet: Scheduler::run called from a fiber");
   // Not "until nothing is in flight": ops nobody waits for (a worker's
   // eventfd read, a task left to its owner) would keep run() from returning.
   while (live_ != 0 || holds_ != 0) {
+    if (stop != nullptr && loop_.stop_requested()) {
+      loop_.reset_stop();
+      stop->request_stop();  // here, on the scheduler's thread: I/O cancels must run there
+    }
     run_ready();
     poll_io();
   }

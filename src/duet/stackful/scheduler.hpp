@@ -23,6 +23,13 @@
 //   (the loop is idle: no op in flight, no message queued, no reply awaited
 //   from another thread — EventLoop::idle), run throws std::logic_error
 //   (deadlock) instead of hanging.
+// - run(stop_source): the same, and it honours loop().stop() (from any thread,
+//   or a signal handler: it is async-signal-safe), which run() ignores: the
+//   stop request is consumed and turned into stop_source.request_stop() on
+//   this thread, then run goes on until every fiber has finished (fibers that
+//   pass the source's tokens to their calls see operation_canceled; stopping
+//   is cooperative). For SIGINT/SIGTERM, a fiber::SignalSet is the simpler way
+//   (stackful/signal_set.hpp; docs/GUIDE.md, "Signals and a clean stop").
 // - Destroying a scheduler whose fibers have not all exited terminates with a
 //   message: their stacks hold live objects (the std::thread rule).
 // - Fibers states: created -> ready -> running -> {ready, waiting, exited}.
@@ -38,6 +45,7 @@
 #include <exception>
 #include <functional>
 #include <new>
+#include <stop_token>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -72,6 +80,7 @@ class Scheduler {
       -> Fiber<std::invoke_result_t<std::decay_t<F>, std::decay_t<Args>...>>;
 
   void run();
+  void run(std::stop_source stop);
 
   // This thread's scheduler, or nullptr.
   [[nodiscard]] static Scheduler* current() noexcept;
@@ -112,6 +121,7 @@ class Scheduler {
   void launch(detail::FiberRecord& fiber);
   void run_ready();
   void poll_io();
+  [[gnu::visibility("hidden")]] void run_turns(std::stop_source* stop);
   [[gnu::visibility("hidden")]] void resume(detail::FiberRecord& fiber);
   [[gnu::visibility("hidden")]] void switch_to_main(detail::FiberRecord& self);
   [[gnu::visibility("hidden"), noreturn]] void exit_running() noexcept;
