@@ -255,7 +255,7 @@ duet::IoResult<duet::fiber::TcpStream> connect_any(const std::vector<duet::Socke
     tries.emplace_back([&addr](std::stop_token stop) { return duet::fiber::TcpStream::connect(addr, stop); });
   }
   auto r = duet::fiber::when_first_ok(std::move(tries));
-  if (r) return std::move(r).value();     // a refused replica that answered sooner did not win
+  if (r) return std::move(r).value();  // a refused replica that answered sooner did not win
   return r.failures().back().error();  // none connected: failures()[i] says why replica i failed
 }
 // guide:end
