@@ -88,7 +88,7 @@ Task<IoResult<TcpStream>> connect_after(EventLoop& loop, std::chrono::millisecon
   co_return r;
 }
 
-// (A named result: g++ 12 miscompiles `if (!co_await ...) co_return ...;`, the body never runs.)
+// A named result: with `if (!co_await ...) co_return -1;` g++ 12 built a task whose body never ran.
 Task<int> value_after(EventLoop& loop, std::chrono::milliseconds delay, int value, std::stop_token token = {}) {
   const bool slept = co_await duet::sleep_for(loop, delay, std::move(token));
   co_return slept ? value : -1;

@@ -13,8 +13,8 @@
 //   FirstOkFailure per child in child order: failures()[i] is child i's.
 //   ok() tells which. index()/value() on a result with no winner throw
 //   AllFailed, whose what() lists every failure (as IoResult::value() throws
-//   std::system_error), so `co_await when_first_ok(...)).value()` reads as the
-//   exception-style call.
+//   std::system_error), so `(co_await when_first_ok(...)).value()` reads as
+//   the exception-style call.
 // - FirstOkFailure<T>: a child's exception (threw()) or the value that was not
 //   a success (value(): an IoResult holding its error, or what the predicate
 //   rejected); error() is the error code when there is one, message() a line
