@@ -42,3 +42,4 @@
 #include "duet/stackful/tls_stream.hpp"
 #include "duet/stackful/udp_socket.hpp"
 #include "duet/stackful/when_any.hpp"
+#include "duet/stackful/when_first_ok.hpp"

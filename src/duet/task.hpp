@@ -40,4 +40,5 @@
 #include "duet/task/udp_socket.hpp"
 #include "duet/task/when_all.hpp"
 #include "duet/task/when_any.hpp"
+#include "duet/task/when_first_ok.hpp"
 #include "duet/task/with_timeout.hpp"

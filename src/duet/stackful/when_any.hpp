@@ -58,12 +58,16 @@ namespace detail {
 
 // What the fibers of one when_any call share; lives on the caller's stack, which
 // outlives them all (when_any joins every one). Scheduler thread only.
+// when_first_ok builds it with Win::claimed: a child wins by calling claim()
+// (when it succeeded), not by ending, and the caller may find no winner.
 class WhenAnyState {
  public:
   static constexpr std::size_t no_winner = static_cast<std::size_t>(-1);
+  // finishing: the first child to end wins (when_any); claimed: the first to call claim() (when_first_ok).
+  enum class Win : unsigned char { finishing, claimed };
 
   // The current scheduler (std::logic_error if none); `outer` stops the source too.
-  explicit WhenAnyState(std::stop_token outer);
+  explicit WhenAnyState(std::stop_token outer, Win win = Win::finishing);
   WhenAnyState(const WhenAnyState&) = delete;
   WhenAnyState& operator=(const WhenAnyState&) = delete;
   WhenAnyState(WhenAnyState&&) = delete;
@@ -73,10 +77,13 @@ class WhenAnyState {
   [[nodiscard]] Scheduler& scheduler() const noexcept { return *scheduler_; }
   [[nodiscard]] std::stop_token token() const noexcept { return stop_.get_token(); }
   void request_stop() noexcept { stop_.request_stop(); }
-  // Called by child `index` as it ends: the first claims the win and stops the others.
+  // Child `index` wins if no one has yet: stops the others, wakes the caller.
+  void claim(std::size_t index) noexcept;
+  // Called by child `index` as it ends (with Win::finishing, it claims too).
   void finished(std::size_t index) noexcept;
-  // Blocks the calling fiber (or drives the scheduler) until a child has ended.
-  std::size_t wait_for_winner();
+  // Blocks the calling fiber (or drives the scheduler) until a child has won
+  // or all `children` have ended: the winner, or no_winner.
+  std::size_t wait_for_winner(std::size_t children);
 
  private:
   struct Link {
@@ -84,11 +91,17 @@ class WhenAnyState {
     void operator()() const noexcept { stop_->request_stop(); }
   };
 
+  [[nodiscard]] bool decided() const noexcept { return winner_ != no_winner || ended_ == children_; }
+  void wake_waiter() noexcept;
+
   Scheduler* scheduler_;
   std::stop_source stop_;
   std::optional<std::stop_callback<Link>> link_;  // outer token -> stop_
   FiberRecord* waiter_ = nullptr;                 // the caller, while parked
   std::size_t winner_ = no_winner;
+  std::size_t ended_ = 0;
+  std::size_t children_ = no_winner;  // known once the caller waits
+  Win win_;
 };
 
 // Spawns fn on a fiber that reports to `state` as it ends (returning or throwing).
@@ -125,7 +138,7 @@ template <typename R>
 void join_loser(Fiber<R>& fiber) {
   if (!fiber.joinable()) return;
   try {
-    (void)fiber.join();  // a loser's result is dropped, even a [[nodiscard]] IoResult
+    static_cast<void>(fiber.join());  // a loser's result is dropped, even a [[nodiscard]] IoResult
   } catch (...) {
     if (fiber.joinable()) throw;
   }
@@ -142,7 +155,7 @@ auto when_any_tuple(WhenAnyState& state, std::index_sequence<I...>, Fs&&... fns)
     (join_loser(std::get<I>(fibers)), ...);
     throw;
   }
-  const std::size_t winner = state.wait_for_winner();
+  const std::size_t winner = state.wait_for_winner(sizeof...(Fs));
   ((I != winner ? join_loser(std::get<I>(fibers)) : void()), ...);
   std::optional<std::variant<WhenAnyValue<WhenAnyReturn<Fs>>...>> out;
   (void)((winner == I && (out.emplace(std::in_place_index<I>, join_value(std::get<I>(fibers))), true)) || ...);
@@ -178,7 +191,7 @@ WhenAnyResult<WhenAnyReturn<F>> when_any(std::stop_token outer, std::vector<F> f
     for (auto& f : fibers) detail::join_loser(f);
     throw;
   }
-  const std::size_t winner = state.wait_for_winner();
+  const std::size_t winner = state.wait_for_winner(fibers.size());
   for (std::size_t i = 0; i < fibers.size(); ++i) {
     if (i != winner) detail::join_loser(fibers[i]);
   }

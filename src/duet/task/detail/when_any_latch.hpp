@@ -10,6 +10,11 @@
 // synchronously), and the loser then finishes inside the winner's final
 // suspension. The winner's count still held keeps such a nested finish from
 // opening the latch and resuming the awaiter under the winner's feet.
+//
+// when_first_ok builds the latch with Win::claimed: finishing no longer wins;
+// a child that succeeded calls claim() from its body, before its final
+// suspension, so it too still holds its count while the stop runs. If no
+// child claims, the latch opens with winner() == no_winner.
 #pragma once
 
 #include <atomic>
@@ -26,8 +31,11 @@ namespace duet::detail {
 class WhenAnyLatch {
  public:
   static constexpr std::size_t no_winner = static_cast<std::size_t>(-1);
+  // finishing: the first child to finish wins (when_any); claimed: the first to call claim() (when_first_ok).
+  enum class Win : unsigned char { finishing, claimed };
 
-  WhenAnyLatch(std::size_t children, std::stop_source& stop) noexcept : count_(children + 1), stop_(&stop) {}
+  WhenAnyLatch(std::size_t children, std::stop_source& stop, Win win = Win::finishing) noexcept
+      : count_(children + 1), stop_(&stop), win_(win) {}
 
   // Called by the awaiter after starting every child: true = stay suspended.
   bool suspend_awaiter(std::coroutine_handle<> awaiter) noexcept {
@@ -36,10 +44,14 @@ class WhenAnyLatch {
   }
   // Called by child `index` as it finishes: the handle to transfer to.
   std::coroutine_handle<> child_done(std::size_t index) noexcept {
-    std::size_t none = no_winner;
-    if (winner_.compare_exchange_strong(none, index, std::memory_order_acq_rel)) stop_->request_stop();
+    if (win_ == Win::finishing) claim(index);
     if (count_.fetch_sub(1, std::memory_order_acq_rel) == 1) return awaiter_;
     return std::noop_coroutine();
+  }
+  // Child `index` wins if no one has yet; the winner stops the others.
+  void claim(std::size_t index) noexcept {
+    std::size_t none = no_winner;
+    if (winner_.compare_exchange_strong(none, index, std::memory_order_acq_rel)) stop_->request_stop();
   }
   [[nodiscard]] std::size_t winner() const noexcept { return winner_.load(std::memory_order_acquire); }
 
@@ -47,6 +59,7 @@ class WhenAnyLatch {
   std::atomic<std::size_t> count_;
   std::atomic<std::size_t> winner_{no_winner};
   std::stop_source* stop_;
+  Win win_;
   std::coroutine_handle<> awaiter_;
 };
 
