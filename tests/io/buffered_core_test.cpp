@@ -121,11 +121,11 @@ TEST_CASE("a line longer than its maximum is message_size and consumes nothing")
   CHECK(r->error() == std::errc::message_size);
   CHECK(buf.buffered() == "abcd\nxy\n");
   auto skip = ReadRequest::until('\n', 100);
-  CHECK(*buf.try_complete(skip)->operator->() == "abcd\n");
-  CHECK(**buf.try_complete(req) == "xy");
+  CHECK(buf.try_complete(skip).value().value() == "abcd\n");
+  CHECK(buf.try_complete(req).value().value() == "xy");
   // "\r\n" does not count against the maximum: "abc\r\n" fits in 3.
   feed(buf, req, "abc\r\n");
-  CHECK(**buf.try_complete(req) == "abc");
+  CHECK(buf.try_complete(req).value().value() == "abc");
 }
 
 TEST_CASE("without a delimiter in sight the core says message_size once the window is full, not before") {
@@ -134,7 +134,17 @@ TEST_CASE("without a delimiter in sight the core says message_size once the wind
   feed(buf, req, "abcde");
   CHECK(!buf.try_complete(req));
   feed(buf, req, "\r");
-  CHECK(buf.try_complete(req)->error() == std::errc::message_size);  // "\r\n" would end at byte 7
+  CHECK(buf.try_complete(req).value().error() == std::errc::message_size);  // "\r\n" would end at byte 7
+}
+
+TEST_CASE("an empty delimiter is invalid_argument, not an endless empty answer") {
+  ReadBuffer buf(8);
+  auto req = ReadRequest::until(std::string_view(), 8);
+  feed(buf, req, "abc");
+  const auto r = buf.try_complete(req);
+  REQUIRE(r);
+  CHECK(r->error() == std::errc::invalid_argument);
+  CHECK(buf.buffered() == "abc");
 }
 
 TEST_CASE("the core grows its buffer for a large read_exactly and no further") {
@@ -142,7 +152,7 @@ TEST_CASE("the core grows its buffer for a large read_exactly and no further") {
   auto req = ReadRequest::exactly(1000);
   feed(buf, req, std::string(1000, 'x'));
   CHECK(buf.capacity() == 1000);
-  CHECK((*buf.try_complete(req))->size() == 1000);
+  CHECK(buf.try_complete(req).value().value().size() == 1000);
 }
 
 TEST_CASE("the write buffer coalesces small writes and sends at the threshold") {

@@ -21,12 +21,14 @@
 //   (pending() says how many). Errors stick: after a failed send every call
 //   returns that error.
 // - Each holds a reference to its stream (which must outlive it) and owns its
-//   buffer; the scheduler's thread only; one read, and one write or flush, at a time.
+//   buffer; neither copyable nor movable; the scheduler's thread only; one read, and one write or flush, at a time.
 //
 //   duet::fiber::BufferedReader in(conn);
 //   duet::fiber::BufferedWriter out(conn);
-//   while (auto line = in.read_line(4096, 30s)) out.write(*line);
-//   out.flush();
+//   while (auto line = in.read_line(4096, 30s)) {
+//     if (!out.write(*line) || !out.write("\n")) break;
+//   }
+//   (void)out.flush();
 #pragma once
 
 #include <chrono>
@@ -70,6 +72,9 @@ class BufferedReader {
 
   explicit BufferedReader(Stream& stream, std::size_t capacity = default_capacity) noexcept
       : stream_(&stream), buffer_(capacity) {}
+  BufferedReader(const BufferedReader&) = delete;
+  BufferedReader& operator=(const BufferedReader&) = delete;
+  ~BufferedReader() = default;
 
   Result read_until(char delim, std::size_t max_length = default_max_length, std::stop_token token = {}) {
     return read(duet::detail::ReadRequest::until(delim, max_length), Timeout{0}, token);
@@ -77,7 +82,7 @@ class BufferedReader {
   Result read_until(char delim, std::size_t max_length, Timeout timeout, std::stop_token token = {}) {
     return read(duet::detail::ReadRequest::until(delim, max_length), timeout, token);
   }
-  // delim must not be empty.
+  // An empty delim fails with std::errc::invalid_argument.
   Result read_until(std::string_view delim, std::size_t max_length = default_max_length, std::stop_token token = {}) {
     return read(duet::detail::ReadRequest::until(delim, max_length), Timeout{0}, token);
   }
@@ -138,6 +143,9 @@ class BufferedWriter {
 
   explicit BufferedWriter(Stream& stream, std::size_t threshold = default_threshold) noexcept
       : stream_(&stream), buffer_(threshold) {}
+  BufferedWriter(const BufferedWriter&) = delete;
+  BufferedWriter& operator=(const BufferedWriter&) = delete;
+  ~BufferedWriter() = default;  // does not flush: pending() bytes are dropped
 
   IoResult<void> write(std::string_view data, std::stop_token token = {}) {
     return write(data, Timeout{0}, token);

@@ -3,7 +3,8 @@
 //
 // Contract
 // - Each holds a reference to its stream, which must outlive it; it owns its
-//   buffer. The loop's thread only. One read (and, on a writer, one write or
+//   buffer; neither copyable nor movable (a read in flight points at it,
+//   views point into it). The loop's thread only. One read (and, on a writer, one write or
 //   flush) in flight at a time; a reader and a writer may share one stream.
 // - Reads answer IoResult<std::string_view>, a view into the reader's buffer:
 //   valid until the next read on that reader (copy it to keep it). When the
@@ -38,8 +39,10 @@
 //
 //   duet::BufferedReader in(conn);
 //   duet::BufferedWriter out(conn);
-//   while (auto line = co_await in.read_line(4096)) co_await out.write(*line);
-//   co_await out.flush();
+//   while (auto line = co_await in.read_line(4096)) {
+//     if (!co_await out.write(*line) || !co_await out.write("\n")) break;
+//   }
+//   (void)co_await out.flush();
 #pragma once
 
 #include <chrono>
@@ -71,6 +74,9 @@ class BufferedReader {
 
   explicit BufferedReader(Stream& stream, std::size_t capacity = default_capacity) noexcept
       : stream_(&stream), buffer_(capacity) {}
+  BufferedReader(const BufferedReader&) = delete;
+  BufferedReader& operator=(const BufferedReader&) = delete;
+  ~BufferedReader() = default;
 
   Awaiter read_until(char delim, std::size_t max_length = default_max_length, std::stop_token token = {}) {
     return read(detail::ReadRequest::until(delim, max_length), Timeout{0}, std::move(token));
@@ -78,7 +84,7 @@ class BufferedReader {
   Awaiter read_until(char delim, std::size_t max_length, Timeout timeout, std::stop_token token = {}) {
     return read(detail::ReadRequest::until(delim, max_length), timeout, std::move(token));
   }
-  // delim must not be empty and must outlive the call (a literal, or any argument inside the co_await).
+  // delim must outlive the call (a literal, or any argument inside the co_await); empty: invalid_argument.
   Awaiter read_until(std::string_view delim, std::size_t max_length = default_max_length,
                      std::stop_token token = {}) {
     return read(detail::ReadRequest::until(delim, max_length), Timeout{0}, std::move(token));
@@ -156,6 +162,9 @@ class BufferedWriter {
 
   explicit BufferedWriter(Stream& stream, std::size_t threshold = default_threshold) noexcept
       : stream_(&stream), buffer_(threshold) {}
+  BufferedWriter(const BufferedWriter&) = delete;
+  BufferedWriter& operator=(const BufferedWriter&) = delete;
+  ~BufferedWriter() = default;  // does not flush: pending() bytes are dropped
 
   // data must outlive the call (any argument inside the co_await does).
   Awaiter write(std::string_view data, std::stop_token token = {}) { return write(data, Timeout{0}, std::move(token)); }

@@ -43,6 +43,7 @@ class ReadRequest {
   static ReadRequest until(char delim, std::size_t max_length) noexcept {
     ReadRequest r(Kind::until, max_length);
     r.one_ = delim;
+    r.single_ = true;
     return r;
   }
   // delim must outlive the read (true of any argument inside one co_await).
@@ -55,6 +56,7 @@ class ReadRequest {
   static ReadRequest line(std::size_t max_length) noexcept {
     ReadRequest r(Kind::line, max_length);
     r.one_ = '\n';
+    r.single_ = true;
     return r;
   }
   static ReadRequest exactly(std::size_t n) noexcept { return {Kind::exactly, n}; }
@@ -62,7 +64,7 @@ class ReadRequest {
   static ReadRequest some() noexcept { return {Kind::some, 1}; }
 
   [[nodiscard]] Kind kind() const noexcept { return kind_; }
-  [[nodiscard]] std::string_view delim() const noexcept { return many_.empty() ? std::string_view(&one_, 1) : many_; }
+  [[nodiscard]] std::string_view delim() const noexcept { return single_ ? std::string_view(&one_, 1) : many_; }
   // How many buffered bytes settle the request: the size asked for, or the
   // window a delimiter must appear in (a line's may end in "\r\n": 2 more).
   [[nodiscard]] std::size_t window() const noexcept {
@@ -76,7 +78,8 @@ class ReadRequest {
 
   Kind kind_;
   char one_ = 0;
-  std::string_view many_;  // empty: the delimiter is one_
+  bool single_ = false;    // the delimiter is one_, else many_
+  std::string_view many_;
   std::size_t size_;       // max_length (until, line) or n (exactly, peek)
   std::size_t scanned_ = 0;  // buffered bytes already searched in vain: a refill searches only the new ones
 };
@@ -96,7 +99,8 @@ class ReadBuffer {
 
   // The answer if the buffered bytes settle the request (consumed, unless a
   // peek), nullopt if it needs more. message_size when a delimiter is not within
-  // the maximum, or a line is longer than its maximum: nothing is consumed then.
+  // the maximum, or a line is longer than its maximum: nothing is consumed then
+  // (invalid_argument for an empty delimiter).
   std::optional<IoResult<std::string_view>> try_complete(ReadRequest& req) noexcept {
     const std::string_view have = buffered();
     switch (req.kind_) {
@@ -139,6 +143,7 @@ class ReadBuffer {
 
   std::optional<IoResult<std::string_view>> scan(ReadRequest& req, std::string_view have) noexcept {
     const std::string_view delim = req.delim();
+    if (delim.empty()) return IoResult<std::string_view>(std::make_error_code(std::errc::invalid_argument));
     const std::string_view window = have.substr(0, req.window());
     const std::size_t from = req.scanned_ >= delim.size() ? req.scanned_ - (delim.size() - 1) : 0;
     const std::size_t at = window.find(delim, from);
@@ -194,6 +199,9 @@ class WriteBuffer {
   };
 
   explicit WriteBuffer(std::size_t threshold) noexcept : threshold_(std::max<std::size_t>(threshold, 1)) {}
+  WriteBuffer(const WriteBuffer&) = delete;  // two writers of one stream's bytes: never
+  WriteBuffer& operator=(const WriteBuffer&) = delete;
+  ~WriteBuffer() = default;
 
   Sends write(std::string_view data) {
     if (data.size() >= threshold_) return {pending(), data};
