@@ -183,6 +183,20 @@ TEST_CASE("a fiber flush the peer never drains times out") {
   });
 }
 
+TEST_CASE("a stop token cancels a fiber flush the peer never drains") {
+  on_each_backend([](Pair& p) {
+    BufferedWriter writer(p.near, 64);
+    std::stop_source stop;
+    auto stopper = duet::fiber::spawn([&] {
+      duet::fiber::sleep_for(5ms);
+      stop.request_stop();
+    });
+    CHECK(writer.write(std::string(1 << 20, 'x'), stop.get_token()).error() == std::errc::operation_canceled);
+    stopper.join();
+    CHECK(writer.flush().error() == std::errc::operation_canceled);
+  });
+}
+
 TEST_CASE("over a socket, random split points give fibers the reference splitter's answers") {
   on_each_backend([](Pair&) {
     using Kind = duet::test::ReadOp::Kind;

@@ -290,6 +290,23 @@ TEST_CASE("a flush the peer never drains times out, and the writer stays failed"
   });
 }
 
+Task<std::error_code> write_error(BufferedWriter<TcpStream>& writer, std::string_view data, std::stop_token token) {
+  co_return (co_await writer.write(data, std::move(token))).error();
+}
+
+TEST_CASE("a stop token cancels a flush the peer never drains, and the writer stays failed") {
+  on_each_backend([](EventLoop& loop, Pair& p) -> Task<void> {
+    BufferedWriter writer(p.near, 64);
+    const std::string chunk(1 << 20, 'x');  // more than a socket pair buffers
+    std::stop_source stop;
+    auto [error, stopped] = co_await duet::when_all(write_error(writer, chunk, stop.get_token()),
+                                                    stop_after(loop, stop, 5ms));
+    CHECK(error == std::errc::operation_canceled);
+    auto after = co_await writer.flush();
+    CHECK(after.error() == std::errc::operation_canceled);
+  });
+}
+
 Task<void> send_pieces_then_close(EventLoop& loop, TcpStream& to, std::string data, std::vector<std::size_t> pieces) {
   std::size_t at = 0;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
