@@ -27,8 +27,9 @@
 //   read_some() returns what is buffered, or one receive's worth. To go raw,
 //   take buffered(), consume() it, then use stream().
 // - Stop tokens and timeouts as on the stream's own calls: an already stopped
-//   token fails at once (operation_canceled); a timeout bounds the whole call
-//   (all its receives: std::errc::timed_out). A failed or cancelled read loses
+//   token fails at once (operation_canceled); a timeout, given to the overloads
+//   taking a duration (as TlsStream's: a read may be several receives, so
+//   with_timeout cannot wrap it), bounds the whole call (std::errc::timed_out). A failed or cancelled read loses
 //   nothing: the bytes stay buffered for the next one.
 // - The writer coalesces: write() copies into its buffer and sends when the
 //   buffer reaches `threshold` (a write of at least the threshold is sent from
