@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <duet/io/event_loop.hpp>
+#include <duet/stackful/buffered.hpp>
 #include <duet/stackful/channel.hpp>
 #include <duet/stackful/scheduler.hpp>
 #include <duet/stackful/signal_set.hpp>
@@ -70,26 +71,20 @@ class Room {
 };
 
 void read_lines(Room& room, Client& me, duet::fiber::TcpStream& conn, std::stop_token stop) {
-  std::string pending;
-  char buf[4096];
-  for (;;) {
-    auto n = conn.recv(buf, stop);
-    if (!n) return;  // EOF, error or stop
-    pending.append(buf, *n);
-    std::size_t start = 0;
-    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
-      if (end - start > max_line) return;  // too long: drop the client
-      room.broadcast(me, std::make_shared<const std::string>(pending, start, end + 1 - start));
-    }
-    pending.erase(0, start);
-    if (pending.size() > max_line) return;  // no '\n' in sight: drop the client
-  }
+  duet::fiber::BufferedReader in(conn);
+  while (auto line = in.read_until('\n', max_line + 1, stop)) {  // the line with its '\n'
+    room.broadcast(me, std::make_shared<const std::string>(*line));
+  }  // EOF, error, stop, or a line too long (message_size): drop the client
 }
 
+// Lines queued while the last batch was sent go out together, in one send.
 void write_lines(Client& me, duet::fiber::TcpStream& conn, std::stop_token stop) {
-  for (;;) {
-    auto line = me.outbox_.recv(stop);
-    if (!line || !conn.send_all(**line, stop)) return;
+  duet::fiber::BufferedWriter out(conn);
+  while (auto line = me.outbox_.recv(stop)) {
+    do {
+      if (!out.write(**line, stop)) return;
+    } while ((line = me.outbox_.try_recv()));
+    if (!out.flush(stop)) return;
   }
 }
 

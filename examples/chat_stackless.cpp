@@ -23,6 +23,7 @@
 #include <vector>
 
 #include <duet/io/event_loop.hpp>
+#include <duet/task/buffered.hpp>
 #include <duet/task/channel.hpp>
 #include <duet/task/run.hpp>
 #include <duet/task/signal_set.hpp>
@@ -70,26 +71,20 @@ class Room {
 };
 
 duet::Task<void> read_lines(Room& room, Client& me, duet::TcpStream& conn, std::stop_token stop) {
-  std::string pending;
-  char buf[4096];
-  for (;;) {
-    auto n = co_await conn.recv(buf, stop);
-    if (!n) co_return;  // EOF, error or stop
-    pending.append(buf, *n);
-    std::size_t start = 0;
-    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
-      if (end - start > max_line) co_return;  // too long: drop the client
-      room.broadcast(me, std::make_shared<const std::string>(pending, start, end + 1 - start));
-    }
-    pending.erase(0, start);
-    if (pending.size() > max_line) co_return;  // no '\n' in sight: drop the client
-  }
+  duet::BufferedReader in(conn);
+  while (auto line = co_await in.read_until('\n', max_line + 1, stop)) {  // the line with its '\n'
+    room.broadcast(me, std::make_shared<const std::string>(*line));
+  }  // EOF, error, stop, or a line too long (message_size): drop the client
 }
 
+// Lines queued while the last batch was sent go out together, in one send.
 duet::Task<void> write_lines(Client& me, duet::TcpStream& conn, std::stop_token stop) {
-  for (;;) {
-    auto line = co_await me.outbox_.recv(stop);
-    if (!line || !co_await conn.send_all(**line, stop)) co_return;
+  duet::BufferedWriter out(conn);
+  while (auto line = co_await me.outbox_.recv(stop)) {
+    do {
+      if (!co_await out.write(**line, stop)) co_return;
+    } while ((line = me.outbox_.try_recv()));
+    if (!co_await out.flush(stop)) co_return;
   }
 }
 

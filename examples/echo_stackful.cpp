@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <duet/io/event_loop.hpp>
+#include <duet/stackful/buffered.hpp>
 #include <duet/stackful/scheduler.hpp>
 #include <duet/stackful/sleep.hpp>
 #include <duet/stackful/this_fiber.hpp>
@@ -19,11 +20,11 @@
 namespace {
 
 void echo(duet::fiber::TcpStream conn) {
-  char buf[16 * 1024];
+  duet::fiber::BufferedReader in(conn, 16 * 1024);
   for (;;) {
-    auto n = conn.recv(buf);
-    if (!n) return;  // EOF or error: closing the stream is all we do
-    if (!conn.send_all(std::span<const char>(buf, *n))) return;
+    auto bytes = in.read_some();  // a view into the reader's buffer, not a copy
+    if (!bytes) return;           // EOF or error: closing the stream is all we do
+    if (!conn.send_all(*bytes)) return;
   }
 }
 

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <duet/io/event_loop.hpp>
+#include <duet/task/buffered.hpp>
 #include <duet/task/run.hpp>
 #include <duet/task/sleep.hpp>
 #include <duet/task/task_scope.hpp>
@@ -19,11 +20,11 @@
 namespace {
 
 duet::Task<void> echo(duet::TcpStream conn) {
-  char buf[16 * 1024];
+  duet::BufferedReader in(conn, 16 * 1024);
   for (;;) {
-    auto n = co_await conn.recv(buf);
-    if (!n) co_return;  // EOF or error: closing the stream is all we do
-    if (!co_await conn.send_all(std::span<const char>(buf, *n))) co_return;
+    auto bytes = co_await in.read_some();  // a view into the reader's buffer, not a copy
+    if (!bytes) co_return;                 // EOF or error: closing the stream is all we do
+    if (!co_await conn.send_all(*bytes)) co_return;
   }
 }
 

@@ -21,6 +21,7 @@
 #include "duet/runtime/blocking_pool.hpp"
 #include "duet/runtime/shard.hpp"
 #include "duet/runtime/shard_set.hpp"
+#include "duet/stackful/buffered.hpp"
 #include "duet/stackful/channel.hpp"
 #include "duet/stackful/event.hpp"
 #include "duet/stackful/fiber.hpp"

@@ -18,6 +18,7 @@
 #include "duet/runtime/blocking_pool.hpp"
 #include "duet/runtime/shard.hpp"
 #include "duet/runtime/shard_set.hpp"
+#include "duet/task/buffered.hpp"
 #include "duet/task/channel.hpp"
 #include "duet/task/event.hpp"
 #include "duet/task/file.hpp"
