@@ -41,3 +41,4 @@
 #include "duet/stackful/tls_stream.hpp"
 #include "duet/stackful/udp_socket.hpp"
 #include "duet/stackful/when_any.hpp"
+#include "duet/stackful/with_timeout.hpp"
