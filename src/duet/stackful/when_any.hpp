@@ -125,7 +125,7 @@ template <typename R>
 void join_loser(Fiber<R>& fiber) {
   if (!fiber.joinable()) return;
   try {
-    fiber.join();
+    (void)fiber.join();  // a loser's value is dropped, even a [[nodiscard]] one
   } catch (...) {
     if (fiber.joinable()) throw;
   }
