@@ -11,6 +11,7 @@
 #include <coroutine>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace duet {
 
@@ -86,18 +87,23 @@ auto forward_awaiter(A&& operand) {
 template <typename...>
 inline constexpr bool always_false = false;
 
-// Stands in for the result of a call a static_assert has already refused, so
-// that the refusal is the only error: awaiting it gives a value convertible
-// to anything.
+// Stand in for the result of a call a static_assert has already refused, so
+// that the refusal is the only error: a value convertible to anything, and an
+// awaiter that gives one.
+struct RefusedValue {
+  template <typename T>
+  operator T() const;  // NOLINT: never defined, never called (compilation failed)
+};
 struct RefusedAwaiter {
-  struct Anything {
-    template <typename T>
-    operator T() const;  // NOLINT: never defined, never called (compilation failed)
-  };
   bool await_ready() const noexcept { return true; }
   void await_suspend(std::coroutine_handle<>) const noexcept {}
-  Anything await_resume() const noexcept { return {}; }
+  RefusedValue await_resume() const noexcept { return {}; }
 };
+
+template <typename T>
+inline constexpr bool is_task_vector = false;
+template <typename T, typename Alloc>
+inline constexpr bool is_task_vector<std::vector<Task<T>, Alloc>> = true;
 
 }  // namespace detail
 
