@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 #include <string_view>
@@ -229,4 +230,43 @@ TEST_CASE("fiber with_timeout called off-fiber drives the scheduler") {
   CHECK(r.timed_out());
   CHECK(tally.cancelled == 1);
   CHECK(scheduler.live_fibers() == 0);
+}
+
+// The code docs/GUIDE.md quotes, checked by tests/stackful/check_guide_stackful.py.
+namespace guide {
+
+// guide:begin fiber_group_deadline
+int count_bytes(duet::fiber::TcpStream& conn, const std::stop_token& stop) {
+  char buf[512];
+  auto n = conn.recv(buf, stop);  // operation_canceled once stop is requested
+  return n ? static_cast<int>(*n) : 0;
+}
+
+// Both replies' sizes, or nothing if they have not both come within a second.
+std::optional<int> both(duet::fiber::TcpStream& a, duet::fiber::TcpStream& b) {
+  auto r = duet::fiber::with_timeout(
+      [&](std::stop_token stop) {  // on a fiber of its own; stop is requested at the deadline
+        auto other = duet::fiber::spawn([&] { return count_bytes(b, stop); });
+        const int mine = count_bytes(a, stop);
+        return mine + other.join();  // the group: a here, b on a fiber of its own
+      },
+      1s);
+  if (r.timed_out()) return std::nullopt;  // both recvs were cancelled, both fibers joined
+  return *r;
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's fiber group deadline snippet gives both sizes, or nothing after a second") {
+  on_fibers([] {
+    StreamPair a;
+    StreamPair b;
+    a.pair.write("ab");
+    b.pair.write("cde");
+    CHECK(guide::both(a.near, b.near) == 5);
+    a.pair.write("ab");  // b never answers
+    CHECK(guide::both(a.near, b.near) == std::nullopt);
+    CHECK(nothing_in_flight());
+  });
 }

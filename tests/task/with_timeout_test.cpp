@@ -19,6 +19,7 @@
 #include <tuple>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #include "duet/io/event_loop.hpp"
 #include "duet/task/sleep.hpp"
@@ -259,5 +260,86 @@ TEST_CASE("with_timeout over a Task<void> and a Task<T&>") {
   auto none = [](EventLoop& loop, std::stop_token t) -> Task<void> { co_await duet::sleep_for(loop, 1ms, t); };
   auto v = run_bounded(f.loop, duet::with_timeout(stop, none(f.loop, stop.get_token()), 1s));
   CHECK(v.ok());
+  CHECK(f.loop.in_flight() == 0);
+}
+
+// The code docs/GUIDE.md quotes ("Groups and their deadlines"), checked by
+// tests/io/check_guide.py.
+namespace guide {
+
+// guide:begin when_all
+duet::Task<int> twice(duet::EventLoop& loop, int x) {
+  co_await duet::sleep_for(loop, 1ms);
+  co_return 2 * x;
+}
+
+duet::Task<int> sum(duet::EventLoop& loop) {
+  auto [a, b] = co_await duet::when_all(twice(loop, 1), twice(loop, 2));  // concurrently: ~1 ms, not 2
+  std::vector<duet::Task<int>> many;
+  for (int i = 0; i < 10; ++i) many.push_back(twice(loop, i));
+  std::vector<int> all = co_await duet::when_all(std::move(many));  // in argument order
+  int total = a + b;
+  for (int v : all) total += v;
+  co_return total;
+}
+// guide:end
+
+// guide:begin group_deadline
+duet::Task<int> count_bytes(duet::TcpStream& conn, std::stop_token stop) {
+  char buf[512];
+  auto n = co_await conn.recv(buf, stop);  // operation_canceled once stop is requested
+  co_return n ? static_cast<int>(*n) : 0;
+}
+
+// Both replies' sizes, or nothing if they have not both come within a second.
+duet::Task<std::optional<int>> both(duet::TcpStream& a, duet::TcpStream& b) {
+  std::stop_source stop;  // the group's children get its token; with_timeout stops it at the deadline
+  auto r = co_await duet::with_timeout(
+      stop, duet::when_all(count_bytes(a, stop.get_token()), count_bytes(b, stop.get_token())), 1s);
+  if (r.timed_out()) co_return std::nullopt;  // both recvs were cancelled and have finished
+  auto [x, y] = *r;
+  co_return x + y;
+}
+// guide:end
+
+// guide:begin group_when_any
+duet::Task<void> nap(duet::EventLoop& loop, std::chrono::milliseconds d, std::stop_token stop) {
+  co_await duet::sleep_for(loop, d, stop);
+}
+
+// The same deadline spelled with when_any: the group races a nap.
+duet::Task<std::optional<int>> both_or_nap(duet::EventLoop& loop, duet::TcpStream& a, duet::TcpStream& b) {
+  std::stop_source stop;
+  auto r = co_await duet::when_any(
+      stop, duet::when_all(count_bytes(a, stop.get_token()), count_bytes(b, stop.get_token())),
+      nap(loop, 1s, stop.get_token()));
+  if (r.index() == 1) co_return std::nullopt;  // the nap won (or someone stopped `stop`)
+  auto [x, y] = std::get<0>(r);
+  co_return x + y;
+}
+// guide:end
+
+}  // namespace guide
+
+TEST_CASE("the guide's when_all snippet sums a group and a vector of tasks") {
+  const Backend backend = any_backend();
+  INFO("backend " << duet::backend_name(backend));
+  EventLoop loop(backend);
+  CHECK(run_bounded(loop, guide::sum(loop)) == 2 + 4 + 90);
+}
+
+TEST_CASE("the guide's group deadline snippets give both sizes, or nothing after a second") {
+  Fixture f;
+  INFO("backend " << duet::backend_name(f.backend));
+  f.silent.pair.write("ab");
+  f.silent2.pair.write("cde");
+  CHECK(run_bounded(f.loop, guide::both(f.silent.near, f.silent2.near)) == 5);
+  f.silent.pair.write("ab");
+  f.silent2.pair.write("cde");
+  CHECK(run_bounded(f.loop, guide::both_or_nap(f.loop, f.silent.near, f.silent2.near)) == 5);
+  f.silent.pair.write("ab");  // the other never answers
+  CHECK(run_bounded(f.loop, guide::both(f.silent.near, f.silent2.near)) == std::nullopt);
+  f.silent.pair.write("ab");
+  CHECK(run_bounded(f.loop, guide::both_or_nap(f.loop, f.silent.near, f.silent2.near)) == std::nullopt);
   CHECK(f.loop.in_flight() == 0);
 }
