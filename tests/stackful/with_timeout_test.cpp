@@ -104,6 +104,10 @@ TEST_CASE("fiber with_timeout returns the value of a group that finishes before 
     CHECK_FALSE(r.error());
     CHECK(r.value() == 3);
     CHECK(nothing_in_flight());
+    auto never = fiber::with_timeout(value_after(1ms, 4), std::chrono::hours::max());  // no deadline, no overflow
+    REQUIRE(never.ok());
+    CHECK(*never == 4);
+    CHECK(nothing_in_flight());
   });
 }
 

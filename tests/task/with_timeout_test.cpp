@@ -131,6 +131,12 @@ TEST_CASE("with_timeout returns the values of a group that finishes before its d
   CHECK_FALSE(r.error());
   CHECK(r.value() == std::tuple{1, 2});
   CHECK(f.loop.in_flight() == 0);  // the deadline's sleep was cancelled and delivered
+  std::stop_source stop2;  // a timeout past the clock's range means no deadline, not an overflow
+  auto never = run_bounded(f.loop, duet::with_timeout(stop2, value_after(f.loop, 1ms, 3, stop2.get_token()),
+                                                      std::chrono::hours::max()));
+  REQUIRE(never.ok());
+  CHECK(*never == 3);
+  CHECK(f.loop.in_flight() == 0);
 }
 
 TEST_CASE("with_timeout stops a group past its deadline and returns only after every child finished") {

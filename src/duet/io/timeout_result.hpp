@@ -19,12 +19,14 @@
 //   co_return std::move(*r);
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <optional>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
+#include "duet/io/clock.hpp"
 #include "duet/io/when_any_result.hpp"
 
 namespace duet {
@@ -90,5 +92,22 @@ class [[nodiscard]] TimeoutResult {
 
   std::optional<WhenAnyValue<T>> value_;
 };
+
+namespace detail {
+
+// The deadline `timeout` from now, for both voices' with_timeout: a zero or
+// negative timeout is now (already expired), one past the clock's range is
+// time_point::max() (never) instead of an overflow.
+template <typename Rep, typename Period>
+std::chrono::steady_clock::time_point deadline_after(std::chrono::duration<Rep, Period> timeout) noexcept {
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point start = duet::now();
+  if (timeout <= timeout.zero()) return start;
+  const auto room = std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(Clock::time_point::max() - start);
+  if (timeout >= room) return Clock::time_point::max();
+  return start + std::chrono::duration_cast<Clock::duration>(timeout);
+}
+
+}  // namespace detail
 
 }  // namespace duet

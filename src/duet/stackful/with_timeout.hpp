@@ -98,8 +98,7 @@ auto with_deadline(F&& fn, std::chrono::steady_clock::time_point deadline) {
 
 template <typename F, typename Rep, typename Period>
 auto with_timeout(std::stop_token outer, F&& fn, std::chrono::duration<Rep, Period> timeout) {
-  const auto d = std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout);
-  return fiber::with_deadline(std::move(outer), std::forward<F>(fn), d.count() > 0 ? duet::now() + d : duet::now());
+  return fiber::with_deadline(std::move(outer), std::forward<F>(fn), duet::detail::deadline_after(timeout));
 }
 
 template <typename F, typename Rep, typename Period>

@@ -142,10 +142,6 @@ inline EventLoop& current_loop_for_deadline() {
   return *loop;
 }
 
-inline std::chrono::steady_clock::time_point deadline_after(std::chrono::steady_clock::duration timeout) noexcept {
-  return timeout.count() > 0 ? duet::now() + timeout : duet::now();
-}
-
 }  // namespace detail
 
 template <typename Source, typename Work>
@@ -161,9 +157,8 @@ auto with_deadline(Source&& stop, Work&& work, std::chrono::steady_clock::time_p
 
 template <typename Source, typename Work, typename Rep, typename Period>
 auto with_timeout(EventLoop& loop, Source&& stop, Work&& work, std::chrono::duration<Rep, Period> timeout) {
-  const auto deadline =
-      detail::deadline_after(std::chrono::duration_cast<std::chrono::steady_clock::duration>(timeout));
-  return detail::deadline_race(loop, static_cast<Source&&>(stop), static_cast<Work&&>(work), deadline);
+  return detail::deadline_race(loop, static_cast<Source&&>(stop), static_cast<Work&&>(work),
+                               detail::deadline_after(timeout));
 }
 
 template <typename Source, typename Work, typename Rep, typename Period>
