@@ -44,3 +44,4 @@
 #include "duet/stackful/udp_socket.hpp"
 #include "duet/stackful/when_any.hpp"
 #include "duet/stackful/when_first_ok.hpp"
+#include "duet/stackful/with_timeout.hpp"

@@ -23,7 +23,8 @@
 //   scheduler instead (as Fiber::join does). No scheduler: std::logic_error.
 //   The scheduler's thread only; stop the caller's token on that thread too.
 //   A spawn that fails (no stack) stops and joins the fibers already started,
-//   then rethrows. An empty vector throws std::invalid_argument.
+//   then rethrows. An empty vector throws std::invalid_argument. A callable
+//   that does not take a std::stop_token is refused by a static_assert.
 //
 //   auto r = duet::fiber::when_any(
 //       [&](std::stop_token t) { return conn.recv(buf, t); },
@@ -162,46 +163,61 @@ auto when_any_tuple(WhenAnyState& state, std::index_sequence<I...>, Fs&&... fns)
   return std::move(*out);
 }
 
+// One message for callables of the wrong shape.
+template <typename... Fs>
+constexpr bool check_callables() {
+  constexpr bool ok = (std::is_invocable_v<std::decay_t<Fs>&, std::stop_token> && ...);
+  static_assert(ok,
+                "duet: fiber::when_any calls each fn(std::stop_token) on a fiber of its own: give every callable a "
+                "std::stop_token parameter and pass it on to its blocking calls");
+  return ok;
+}
+
 }  // namespace detail
 
+// The entry points check their callables with one static_assert each (through
+// check_callables), not a requires clause: a wrong call then reads as one
+// message saying what to write, not a page of failed constraints.
 template <typename... Fs>
-  requires(sizeof...(Fs) > 0 && (std::is_invocable_v<std::decay_t<Fs>&, std::stop_token> && ...))
 auto when_any(std::stop_token outer, Fs&&... fns) {
-  detail::WhenAnyState state(std::move(outer));
-  return detail::when_any_tuple(state, std::index_sequence_for<Fs...>{}, std::forward<Fs>(fns)...);
+  static_assert(sizeof...(Fs) > 0, "duet: fiber::when_any needs at least one callable");
+  if constexpr (detail::check_callables<Fs...>()) {
+    detail::WhenAnyState state(std::move(outer));
+    return detail::when_any_tuple(state, std::index_sequence_for<Fs...>{}, std::forward<Fs>(fns)...);
+  }
 }
 
-template <typename... Fs>
-  requires(sizeof...(Fs) > 0 && (std::is_invocable_v<std::decay_t<Fs>&, std::stop_token> && ...))
-auto when_any(Fs&&... fns) {
-  return when_any(std::stop_token{}, std::forward<Fs>(fns)...);
+template <typename F0, typename... Fs>
+  requires(!std::is_same_v<std::remove_cvref_t<F0>, std::stop_token>)
+auto when_any(F0&& first, Fs&&... rest) {
+  return fiber::when_any(std::stop_token{}, std::forward<F0>(first), std::forward<Fs>(rest)...);
 }
 
 template <typename F>
-  requires std::is_invocable_v<F&, std::stop_token>
-WhenAnyResult<WhenAnyReturn<F>> when_any(std::stop_token outer, std::vector<F> fns) {
-  if (fns.empty()) throw std::invalid_argument("duet: when_any of no callables has no winner");
-  detail::WhenAnyState state(std::move(outer));
-  std::vector<Fiber<WhenAnyReturn<F>>> fibers;
-  fibers.reserve(fns.size());
-  try {
-    for (std::size_t i = 0; i < fns.size(); ++i) fibers.push_back(detail::spawn_child(state, i, std::move(fns[i])));
-  } catch (...) {
-    state.request_stop();
-    for (auto& f : fibers) detail::join_loser(f);
-    throw;
+auto when_any(std::stop_token outer, std::vector<F> fns) {
+  if constexpr (detail::check_callables<F>()) {
+    if (fns.empty()) throw std::invalid_argument("duet: when_any of no callables has no winner");
+    detail::WhenAnyState state(std::move(outer));
+    std::vector<Fiber<WhenAnyReturn<F>>> fibers;
+    fibers.reserve(fns.size());
+    try {
+      for (std::size_t i = 0; i < fns.size(); ++i) fibers.push_back(detail::spawn_child(state, i, std::move(fns[i])));
+    } catch (...) {
+      state.request_stop();
+      for (auto& f : fibers) detail::join_loser(f);
+      throw;
+    }
+    const std::size_t winner = state.wait_for_winner(fibers.size());
+    for (std::size_t i = 0; i < fibers.size(); ++i) {
+      if (i != winner) detail::join_loser(fibers[i]);
+    }
+    return WhenAnyResult<WhenAnyReturn<F>>{winner, detail::join_value(fibers[winner])};
   }
-  const std::size_t winner = state.wait_for_winner(fibers.size());
-  for (std::size_t i = 0; i < fibers.size(); ++i) {
-    if (i != winner) detail::join_loser(fibers[i]);
-  }
-  return {winner, detail::join_value(fibers[winner])};
 }
 
 template <typename F>
-  requires std::is_invocable_v<F&, std::stop_token>
-WhenAnyResult<WhenAnyReturn<F>> when_any(std::vector<F> fns) {
-  return when_any(std::stop_token{}, std::move(fns));
+auto when_any(std::vector<F> fns) {
+  return fiber::when_any(std::stop_token{}, std::move(fns));
 }
 
 }  // namespace duet::fiber

@@ -9,6 +9,8 @@
 //   event loop: to wait for I/O use the loop's own run-until-complete.
 //
 //   duet::Task<int> answer() { co_return 42; }
+// - Anything but a Task is refused by a static_assert that says so.
+//
 //   int v = duet::sync_wait(answer());   // 42
 #pragma once
 
@@ -16,6 +18,7 @@
 #include <coroutine>
 #include <exception>
 #include <mutex>
+#include <type_traits>
 #include <utility>
 
 #include "duet/task/detail/result.hpp"
@@ -57,6 +60,16 @@ T sync_wait(Task<T> task) {
   runner.start([](void* e) noexcept { static_cast<detail::BlockingEvent*>(e)->set(); }, &event);
   event.wait();
   return detail::take_result(result);
+}
+
+// Anything but a Task: one message instead of a failed deduction.
+template <typename A>
+  requires(!detail::is_task<std::remove_cvref_t<A>>)
+detail::RefusedValue sync_wait(A&&) {
+  static_assert(detail::always_false<A>,
+                "duet: sync_wait takes a duet::Task<T>, the call of a Task-returning function: sync_wait(work()). "
+                "To wait for an awaiter, co_await it in a Task");
+  return {};
 }
 
 }  // namespace duet

@@ -6,8 +6,12 @@
 //   handed to sync_wait / when_all / TaskScope::spawn).
 // - Owns its frame and nothing else: move-only; destroying a task that never
 //   ran destroys the frame and the arguments it captured, exactly once.
-// - T may be a value, a reference or void. An exception escaping the body is
-//   stored and rethrown to whoever awaits the task.
+// - T may be a value, an lvalue reference or void (not an rvalue reference:
+//   return by value). An exception escaping the body is stored and rethrown to
+//   whoever awaits the task.
+// - co_await in a Task's body takes anything awaitable (a Task, an I/O call,
+//   a primitive's wait, ...); anything else is refused with one static_assert
+//   that says so (await_transform below), not a page of template errors.
 // - Completion resumes the awaiter by symmetric transfer, so long chains of
 //   synchronously finishing awaits run in constant stack.
 // - Single-threaded: a task is awaited once, by one awaiter.
@@ -21,8 +25,10 @@
 
 #include <coroutine>
 #include <exception>
+#include <type_traits>
 #include <utility>
 
+#include "duet/task/detail/awaitable.hpp"
 #include "duet/task/detail/frame_allocation.hpp"
 #include "duet/task/detail/result.hpp"
 
@@ -52,6 +58,25 @@ class TaskPromiseBase : public FrameAllocation {
   FinalAwaiter final_suspend() const noexcept { return {}; }
   void set_continuation(std::coroutine_handle<> next) noexcept { continuation_ = next; }
 
+ protected:
+  // Every co_await in a Task's body passes through here, so that a
+  // non-awaitable operand gets one readable message. An awaitable one is
+  // awaited as before, through a forwarder that holds a reference to it (or
+  // the awaiter its operator co_await made): no copy, no move of the operand.
+  // P is the derived promise, for awaiters that want its handle.
+  template <typename P, typename A>
+  static auto checked_await(A&& operand) {
+    if constexpr (Awaitable<A, P>) {
+      return forward_awaiter(static_cast<A&&>(operand));
+    } else {
+      static_assert(always_false<A>,
+                    "duet: co_await in a Task needs an awaitable (a Task, an I/O call such as sock.recv(buf), "
+                    "sleep_for, a primitive's wait): this operand has no await_ready/await_suspend/await_resume "
+                    "and no operator co_await. To run plain code, call it without co_await");
+      return RefusedAwaiter{};
+    }
+  }
+
  private:
   std::coroutine_handle<> continuation_ = std::noop_coroutine();
 };
@@ -65,6 +90,10 @@ class TaskPromise final : public TaskPromiseBase {
   void return_value(U&& value) {
     result_.set_value(std::forward<U>(value));
   }
+  template <typename A>
+  auto await_transform(A&& operand) {
+    return checked_await<TaskPromise>(static_cast<A&&>(operand));
+  }
   Result<T>& result() noexcept { return result_; }
 
  private:
@@ -77,6 +106,10 @@ class TaskPromise<void> final : public TaskPromiseBase {
   Task<void> get_return_object() noexcept;
   void unhandled_exception() noexcept { result_.set_exception(std::current_exception()); }
   void return_void() noexcept {}
+  template <typename A>
+  auto await_transform(A&& operand) {
+    return checked_await<TaskPromise>(static_cast<A&&>(operand));
+  }
   Result<void>& result() noexcept { return result_; }
 
  private:
@@ -87,6 +120,10 @@ class TaskPromise<void> final : public TaskPromiseBase {
 
 template <typename T>
 class [[nodiscard]] Task {
+  static_assert(!std::is_rvalue_reference_v<T>,
+                "duet: Task<T&&> is not supported: return the value (Task<T>), or an lvalue reference (Task<T&>) "
+                "to an object that outlives the task");
+
  public:
   using promise_type = detail::TaskPromise<T>;
   using Handle = std::coroutine_handle<promise_type>;

@@ -8,6 +8,8 @@
 // - Results come back in argument order, whatever order the tasks finish in.
 // - Always waits for every task. If any threw, the first exception in argument
 //   order is rethrown after all have finished; the other results are dropped.
+// - Anything but Tasks (an awaiter, a callable) is refused by a static_assert
+//   that says what to write.
 // - Lazy like any Task: nothing starts until the returned task is awaited;
 //   then the children start in order on the awaiting thread.
 //
@@ -89,6 +91,17 @@ auto when_all(std::vector<Task<T>> tasks)
     for (std::size_t i = 0; i < count; ++i) values.push_back(detail::take<T>(results[i]));
     co_return values;
   }
+}
+
+// Not Tasks (nor one vector of them): one message instead of a failed deduction.
+template <typename... As>
+  requires(!(detail::is_task<std::remove_cvref_t<As>> && ...) &&
+           !(sizeof...(As) == 1 && (detail::is_task_vector<std::remove_cvref_t<As>> && ...)))
+detail::RefusedAwaiter when_all(As&&...) {
+  static_assert(detail::always_false<As...>,
+                "duet: when_all takes Tasks, when_all(a(), b()), or one std::vector<Task<T>>; to run an awaiter "
+                "(sock.recv(buf), sleep_for, ...) in a group, await it in a Task-returning function first");
+  return {};
 }
 
 }  // namespace duet

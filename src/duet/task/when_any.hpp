@@ -26,6 +26,8 @@
 //   the caller's own token that calls it) stops every child; the first of them
 //   to finish, typically with operation_canceled, is still the winner.
 // - An empty vector throws std::invalid_argument when awaited.
+// - A call without the stop_source first, or with something that is not a
+//   Task, is refused by a static_assert that says what to write.
 // - Lazy like any Task: nothing starts until the returned task is awaited;
 //   then the children start in order on the awaiting thread. A child that
 //   finishes during that start wins, and the later ones start already stopped.
@@ -116,6 +118,24 @@ Task<WhenAnyResult<T>> when_any(std::stop_source stop, std::vector<Task<T>> task
   co_await detail::WhenAnyStart<decltype(children)>{children, latch};
   const std::size_t winner = latch.winner();
   co_return WhenAnyResult<T>{winner, detail::take_any<T>(results[winner])};
+}
+
+// Every other call: one message instead of a failed deduction.
+template <typename First, typename... Rest>
+  requires(!std::is_same_v<std::remove_cvref_t<First>, std::stop_source> ||
+           (!(detail::is_task<std::remove_cvref_t<Rest>> && ...) &&
+            !(sizeof...(Rest) == 1 && (detail::is_task_vector<std::remove_cvref_t<Rest>> && ...))))
+detail::RefusedAwaiter when_any(First&&, Rest&&...) {
+  if constexpr (!std::is_same_v<std::remove_cvref_t<First>, std::stop_source>) {
+    static_assert(detail::always_false<First>,
+                  "duet: when_any's first argument is a std::stop_source: make one, build each task with "
+                  "stop.get_token(), and call when_any(stop, a(stop.get_token()), b(stop.get_token()))");
+  } else {
+    static_assert(detail::always_false<First>,
+                  "duet: when_any(stop, ...) takes Tasks built with stop.get_token(), or one "
+                  "std::vector<Task<T>>; await an awaiter in a Task-returning function first");
+  }
+  return {};
 }
 
 }  // namespace duet

@@ -92,6 +92,17 @@ class Result<T&> {
   std::exception_ptr error_;
 };
 
+// Task<T&&> is refused by a static_assert in Task; this stand-in keeps that
+// message the only error (a union cannot hold a reference).
+template <typename T>
+class Result<T&&> {
+ public:
+  template <typename U>
+  void set_value(U&&) noexcept {}
+  void set_exception(std::exception_ptr) noexcept {}
+  T&& get() const;  // never defined: no Task<T&&> compiles
+};
+
 template <>
 class Result<void> {
  public:
