@@ -7,6 +7,8 @@
 // stopped cleanly by a handled SIGTERM. Before io_uring accepts polled an
 // epoll set (io/uring_accept.cpp), the io_uring kills failed within a few
 // rounds: the dead ring's accept held the listener until the kernel's teardown.
+// In process: a listener closed under a pending accept frees its port at
+// once; ListenOptions::bind_retry waits for a busy port, within its bound.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -24,13 +26,20 @@
 #include <string>
 #include <vector>
 
-#include "duet/io/unique_fd.hpp"
+#include <duet/duet.hpp>
+
+#include "support/on_fibers.hpp"
 
 extern char** environ;
 
 namespace {
 
+using duet::Backend;
+using duet::EventLoop;
+using duet::SocketAddress;
+using duet::Task;
 using duet::UniqueFd;
+using namespace std::chrono_literals;
 
 sockaddr_in loopback(std::uint16_t port) {
   sockaddr_in addr{};
@@ -177,9 +186,10 @@ void restart_20_times(const Config& config) {
 }  // namespace
 
 TEST_CASE("a killed server's port is free the moment it is gone: restarted at once, 20 times") {
-  const Config config = GENERATE(Config{"task", "io_uring", SIGKILL, false}, Config{"task", "io_uring", SIGTERM, false},
-                                 Config{"fiber", "io_uring", SIGKILL, false}, Config{"fiber", "io_uring", SIGTERM, false},
-                                 Config{"task", "epoll", SIGKILL, false}, Config{"fiber", "epoll", SIGTERM, false});
+  const Config config =
+      GENERATE(Config{"task", "io_uring", SIGKILL, false}, Config{"task", "io_uring", SIGTERM, false},
+               Config{"fiber", "io_uring", SIGKILL, false}, Config{"fiber", "io_uring", SIGTERM, false},
+               Config{"task", "epoll", SIGKILL, false}, Config{"fiber", "epoll", SIGTERM, false});
   restart_20_times(config);
 }
 
@@ -194,4 +204,108 @@ TEST_CASE("a sharded server's SO_REUSEPORT listeners are all gone with it: resta
       GENERATE(Config{"spread-task", "io_uring", SIGKILL, false}, Config{"spread-fiber", "io_uring", SIGKILL, false},
                Config{"spread-task", "io_uring", SIGTERM, true}, Config{"spread-fiber", "epoll", SIGTERM, true});
   restart_20_times(config);
+}
+
+TEST_CASE("a listener closed while an accept waits frees its port before close returns") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  SECTION("tasks") {
+    EventLoop loop(backend);
+    auto listener = duet::TcpListener::bind(loop, SocketAddress::parse("127.0.0.1", 0).value());
+    const std::uint16_t port = listener.local_address().port();
+    std::error_code accepted;
+    auto acceptor = [](duet::TcpListener& l, std::error_code& out) -> Task<void> {
+      out = (co_await l.accept()).error();
+    };
+    duet::TaskScope scope;
+    scope.spawn(acceptor(listener, accepted));
+    loop.run_once();  // the accept is in the kernel
+    listener.close();
+    CHECK(bind_listener(port) == 0);
+    duet::run_until_complete(loop, scope.join());
+    CHECK(accepted == std::errc::operation_canceled);
+  }
+  SECTION("fibers") {
+    const auto [bound, accepted] = duet::test::on_fibers(backend, [] {
+      auto listener = duet::fiber::TcpListener::bind(SocketAddress::parse("127.0.0.1", 0).value());
+      const std::uint16_t port = listener.local_address().port();
+      auto acceptor = duet::fiber::spawn([&] { return listener.accept().error(); });
+      duet::fiber::sleep_for(1ms);  // the acceptor parked, its accept in the kernel
+      listener.close();
+      const int bound = bind_listener(port);
+      return std::pair{bound, acceptor.join()};
+    });
+    CHECK(bound == 0);
+    CHECK(accepted == std::errc::operation_canceled);
+  }
+}
+
+namespace {
+// Listens on a free port until release(), when it closes (from any thread).
+class HeldPort {
+ public:
+  HeldPort() : fd_(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    sockaddr_in addr = loopback(0);
+    REQUIRE(::bind(fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd_.get(), 16) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(::getsockname(fd_.get(), reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port_ = ntohs(addr.sin_port);
+  }
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  [[nodiscard]] SocketAddress address() const { return SocketAddress::parse("127.0.0.1", port_).value(); }
+  void release() noexcept { fd_.reset(); }
+
+ private:
+  UniqueFd fd_;
+  std::uint16_t port_ = 0;
+};
+
+// Error codes of the binds a body makes: 0 when it bound.
+template <typename Bind>
+std::error_code bind_error(Bind bind) {
+  try {
+    bind();
+    return {};
+  } catch (const std::system_error& e) {
+    return e.code();
+  }
+}
+}  // namespace
+
+TEST_CASE("ListenOptions::bind_retry waits for a busy port to be freed, in both voices and the spreader") {
+  const std::string who = GENERATE("task", "fiber", "spreader");
+  INFO(who);
+  HeldPort held;
+  std::thread releaser([&] {
+    std::this_thread::sleep_for(30ms);
+    held.release();
+  });
+  const duet::ListenOptions options{.bind_retry = 10s};
+  std::error_code error;
+  if (who == "task") {
+    EventLoop loop(Backend::epoll);
+    error = bind_error([&] { (void)duet::TcpListener::bind(loop, held.address(), options); });
+  } else if (who == "fiber") {
+    error = duet::test::on_fibers(Backend::io_uring, [&] {
+      return bind_error([&] { (void)duet::fiber::TcpListener::bind(held.address(), options); });
+    });
+  } else {
+    error = bind_error([&] { duet::ConnectionSpreader spreader(2, held.address(), {.listen = options}); });
+  }
+  releaser.join();
+  CHECK(error == std::error_code());
+}
+
+TEST_CASE("a port that stays busy fails the bind at once without bind_retry, and after it with a clear error") {
+  HeldPort held;
+  EventLoop loop(Backend::epoll);
+  CHECK(bind_error([&] { (void)duet::TcpListener::bind(loop, held.address()); }) == std::errc::address_in_use);
+  try {
+    (void)duet::TcpListener::bind(loop, held.address(), {.bind_retry = 40ms});
+    FAIL("bound a port another socket listens on");
+  } catch (const std::system_error& e) {
+    CHECK(e.code() == std::errc::address_in_use);
+    CHECK_THAT(e.what(), Catch::Contains("still could not bind() after"));
+  }
 }

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 
 #include "duet/io/io_result.hpp"
 #include "duet/io/socket_address.hpp"
@@ -59,6 +60,13 @@ struct DatagramOptions {
 
 [[nodiscard]] UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options);
 [[nodiscard]] UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file);
+
+// ListenOptions::bind_retry's loop, for other ways to bind (ConnectionSpreader's
+// probe): calls attempt() until it does not throw EADDRINUSE, for up to budget
+// (0: once), sleeping in between; then throws "bind ADDR: still could not
+// bind() after N ms". Any other exception passes through at once.
+void retry_while_in_use(const SocketAddress& addr, std::chrono::milliseconds budget,
+                        const std::function<void()>& attempt);
 
 // Unbound (the kernel picks a port on first send or connect) for family
 // AF_INET / AF_INET6 / AF_UNIX, or bound to addr.
