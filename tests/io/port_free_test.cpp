@@ -241,6 +241,13 @@ TEST_CASE("a listener closed while an accept waits frees its port before close r
 }
 
 namespace {
+// guide:begin bind_retry
+duet::TcpListener listen_after_restart(duet::EventLoop& loop, const duet::SocketAddress& addr) {
+  // While the port is in use (EADDRINUSE), tries again for up to 2 s, then throws.
+  return duet::TcpListener::bind(loop, addr, {.bind_retry = std::chrono::seconds(2)});
+}
+// guide:end
+
 // Listens on a free port until release(), when it closes (from any thread).
 class HeldPort {
  public:
@@ -285,7 +292,7 @@ TEST_CASE("ListenOptions::bind_retry waits for a busy port to be freed, in both 
   std::error_code error;
   if (who == "task") {
     EventLoop loop(Backend::epoll);
-    error = bind_error([&] { (void)duet::TcpListener::bind(loop, held.address(), options); });
+    error = bind_error([&] { (void)listen_after_restart(loop, held.address()); });
   } else if (who == "fiber") {
     error = duet::test::on_fibers(Backend::io_uring, [&] {
       return bind_error([&] { (void)duet::fiber::TcpListener::bind(held.address(), options); });
