@@ -11,6 +11,7 @@
 // once; ListenOptions::bind_retry waits for a busy port, within its bound.
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
@@ -207,10 +208,11 @@ TEST_CASE("a sharded server's SO_REUSEPORT listeners are all gone with it: resta
 }
 
 TEST_CASE("a listener closed while an accept waits frees its port before close returns") {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
+  const auto [backend, basic] = GENERATE(table<Backend, bool>({{Backend::io_uring, false},
+                                                               {Backend::io_uring, true}, {Backend::epoll, false}}));
+  INFO("backend " << duet::backend_name(backend) << (basic ? " (basic setup)" : ""));
   SECTION("tasks") {
-    EventLoop loop(backend);
+    EventLoop loop(backend, duet::LoopOptions{.uring_basic_setup = basic});
     auto listener = duet::TcpListener::bind(loop, SocketAddress::parse("127.0.0.1", 0).value());
     const std::uint16_t port = listener.local_address().port();
     std::error_code accepted;
@@ -315,4 +317,34 @@ TEST_CASE("a port that stays busy fails the bind at once without bind_retry, and
     CHECK(e.code() == std::errc::address_in_use);
     CHECK_THAT(e.what(), Catch::Contains("still could not bind() after"));
   }
+}
+
+TEST_CASE("a stream closed while a recv waits is closed in the kernel before close returns") {
+  const auto [backend, basic] = GENERATE(table<Backend, bool>({{Backend::io_uring, false},
+                                                               {Backend::io_uring, true}, {Backend::epoll, false}}));
+  INFO("backend " << duet::backend_name(backend) << (basic ? " (basic setup)" : ""));
+  EventLoop loop(backend, duet::LoopOptions{.uring_basic_setup = basic});
+  auto listener = duet::TcpListener::bind(loop, SocketAddress::parse("127.0.0.1", 0).value());
+  UniqueFd peer(::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+  sockaddr_in addr = loopback(listener.local_address().port());
+  REQUIRE(::connect(peer.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  auto conn = duet::run_until_complete(loop, [](duet::TcpListener& l) -> Task<duet::IoResult<duet::TcpStream>> {
+    co_return co_await l.accept();
+  }(listener));
+  REQUIRE(conn);
+  std::error_code received;
+  auto reader = [](duet::TcpStream& s, std::error_code& out) -> Task<void> {
+    char c;
+    out = (co_await s.recv(std::span<char>(&c, 1))).error();
+  };
+  duet::TaskScope scope;
+  scope.spawn(reader(*conn, received));
+  loop.run_once();  // the recv is in the kernel
+  conn->close();
+  pollfd ready{peer.get(), POLLIN, 0};
+  CHECK(::poll(&ready, 1, 0) == 1);  // the FIN is there: no turn was needed
+  char c;
+  CHECK(::recv(peer.get(), &c, 1, MSG_DONTWAIT) == 0);
+  duet::run_until_complete(loop, scope.join());
+  CHECK(received == std::errc::operation_canceled);
 }

@@ -246,14 +246,19 @@ int UringPoller::abandon(IoOp& op) noexcept {
 // submitted now, while fd still names it (the caller closes fd next): a
 // request holds its file, so a socket op would otherwise outlive the close.
 // The same submission hands the kernel any op on fd still in the SQ, ahead of
-// the cancel. Before Linux 5.19 the kernel refuses the cancel (ops stay).
+// the cancel. Asking for events in that same enter runs the completions the
+// cancel queued (task work: with DEFER_TASKRUN only when we ask), which frees
+// the requests and their hold on the file: the close that follows is the
+// socket's last (a stream's FIN leaves now, not at the next turn). An op
+// running in io-wq may end later. Before Linux 5.19 the kernel refuses the
+// cancel (ops stay until their owner cancels them). Listeners: uring_accept.cpp.
 void UringPoller::forget_fd(int fd) noexcept {
   if (!accept_proxies_.empty()) forget_accepts(fd);
   if (in_flight() == 0) return;  // nothing to cancel: spare the system call
   io_uring_sqe* sqe = next_sqe(1);
   io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, ignored);
-  io_uring_submit(&ring_);
+  io_uring_submit_and_get_events(&ring_);
   reap();  // a recv_pooled that failed with -ENOBUFS just now starves here
   OpQueue gone = take_starved(fd);  // never to reach the kernel again
   while (IoOp* op = gone.pop_front()) finish_cancelled(*op);
