@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "duet/io/clock.hpp"

@@ -11,8 +11,8 @@
 //   bind then fails with EADDRINUSE. Redis unlinks whatever the path names),
 //   and after bind applies ListenOptions::unix_mode, before listen, so no
 //   client connects earlier. ListenOptions::bind_retry > 0 retries the whole
-//   opening on EADDRINUSE until it passes. The overload with a UnixSocketFile hands the
-//   new file to the caller, to remove at close; the other leaves it.
+//   opening on EADDRINUSE until it passes. The overload with a UnixSocketFile
+//   hands the new file to the caller, to remove at close; the other leaves it.
 // - A port free at exit: duet holds no kernel reference to a listening
 //   socket beyond its fd (io_uring accepts poll an epoll set holding it:
 //   io/uring_accept.cpp), so its port is free once the listener is closed,

@@ -23,14 +23,11 @@
 // Where no epoll set can be made (out of fds or memory) the accept falls back
 // on IORING_OP_ACCEPT, which works but holds the socket as described above.
 #include <sys/epoll.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <poll.h>
-
-#include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <new>
 
@@ -130,11 +127,12 @@ void UringPoller::rearm_accepts() noexcept {
 
 // Before fd closes: the polls on its epoll set are cancelled and reaped
 // (their ops finish with -ECANCELED, delivered by the next turn), then the
-// set is closed. Nothing here makes a proxy (reap only finds them), so proxy
-// stays valid throughout. The listener holds no reference from the ring either way;
-// waiting keeps the rule that no op outlives close_fd on a file it names.
-// A kernel that has not answered within forget_timeout (never seen) leaves
-// its ops in unowned_polls_, finished whenever their CQEs come.
+// set is closed. The ring holds no reference to the listener either way;
+// waiting keeps close_fd's rule that no op outlives it on a file it names.
+// Bounded: a kernel that has not answered within forget_timeout (never
+// seen) gets a line on stderr, and its ops wait in unowned_polls_, finished
+// whenever their CQEs come. Nothing here makes a proxy (reap only finds
+// them), so proxy stays valid throughout.
 void UringPoller::forget_accepts(int fd) noexcept {
   AcceptProxy* proxy = find_accept_proxy(fd);
   if (proxy == nullptr) return;
