@@ -5,10 +5,11 @@
 // it dies: both voices, both backends, one listener or a ConnectionSpreader's
 // SO_REUSEPORT listeners; killed by SIGKILL, by SIGTERM's default action, or
 // stopped cleanly by a handled SIGTERM. Before io_uring accepts polled an
-// epoll set (io/uring_accept.cpp), the io_uring kills failed within a few
+// epoll set (io/uring_accept.cpp), the io_uring kills failed in the first
 // rounds: the dead ring's accept held the listener until the kernel's teardown.
 // In process: a listener closed under a pending accept frees its port at
-// once; ListenOptions::bind_retry waits for a busy port, within its bound.
+// once, a stream closed under a pending recv sends its FIN at once, and
+// ListenOptions::bind_retry waits for a busy port, within its bound.
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -25,6 +26,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include <duet/duet.hpp>
