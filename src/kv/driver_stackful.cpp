@@ -272,8 +272,11 @@ int run_stackful_driver(ServerRuntime& rt) {
   rt.open_backend([&](Backend b) { scheduler.emplace(fiber::SchedulerOptions{.backend = b}); });
   std::optional<fiber::TcpListener> listener;
   std::optional<fiber::TcpListener> tls_listener;
-  if (rt.plain_port()) rt.bind_listener([&](const SocketAddress& a) { listener.emplace(fiber::TcpListener::bind(a)); });
-  if (rt.tls_context()) rt.bind_tls_listener([&](const SocketAddress& a) { tls_listener.emplace(fiber::TcpListener::bind(a)); });
+  const auto bind_into = [](std::optional<fiber::TcpListener>& l) {
+    return [&l](const SocketAddress& a, const ListenOptions& o) { l.emplace(fiber::TcpListener::bind(a, o)); };
+  };
+  if (rt.plain_port()) rt.bind_listener(bind_into(listener));
+  if (rt.tls_context()) rt.bind_tls_listener(bind_into(tls_listener));
   std::optional<fiber::UnixListener> unix_listener;
   rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
     unix_listener.emplace(fiber::UnixListener::bind(a, o));

@@ -299,8 +299,11 @@ int run_stackless_driver(ServerRuntime& rt) {
   rt.open_backend([&](Backend b) { loop.emplace(b); });
   std::optional<TcpListener> listener;
   std::optional<TcpListener> tls_listener;
-  if (rt.plain_port()) rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
-  if (rt.tls_context()) rt.bind_tls_listener([&](const SocketAddress& a) { tls_listener.emplace(TcpListener::bind(*loop, a)); });
+  const auto bind_into = [&loop](std::optional<TcpListener>& l) {
+    return [&loop, &l](const SocketAddress& a, const ListenOptions& o) { l.emplace(TcpListener::bind(*loop, a, o)); };
+  };
+  if (rt.plain_port()) rt.bind_listener(bind_into(listener));
+  if (rt.tls_context()) rt.bind_tls_listener(bind_into(tls_listener));
   std::optional<UnixListener> unix_listener;
   rt.bind_unix_listener([&](const SocketAddress& a, const ListenOptions& o) {
     unix_listener.emplace(UnixListener::bind(*loop, a, o));

@@ -9,7 +9,6 @@
 #include <cstdio>
 #include <stdexcept>
 #include <string>
-#include <thread>
 #include <utility>
 
 #include "duet/io/clock.hpp"
@@ -124,48 +123,34 @@ SocketAddress ServerRuntime::listen_address() const {
   return *addr;
 }
 
-// A server killed with -9 on io_uring keeps its listening socket for ~10 ms
-// after the process is gone: the ring's pending accept holds a reference to
-// the socket until the kernel's ring teardown (a work queue, after exit) has
-// cancelled it, and only then is the socket closed and the port free. A
-// supervisor restarting at once gets EADDRINUSE. nginx retries bind() a few
-// times with "still could not bind()"; so do we, with a doubling back-off
-// (5 ms, 10 ms, ... 250 ms) that catches the common case at the first retry
-// and gives up after bind_retry_budget when another process holds the port.
-void ServerRuntime::bind_listener(const std::function<void(const SocketAddress&)>& bind) {
+// duet frees a listener's port when the process is gone, however it ended
+// (io/socket_ops.hpp, "A port free at exit"), but a supervisor restarting at
+// once may still find it busy: a child the old server forked still running,
+// or the old server still shutting down. nginx retries bind() a few times
+// with "still could not bind()"; so do we, through ListenOptions::bind_retry
+// (a doubling back-off from 5 ms to 250 ms), which gives up after
+// bind_retry_budget when another process keeps the port.
+void ServerRuntime::bind_listener(const BindListener& bind) {
   bind_with_retry(listen_address(), bind);
 }
 
-void ServerRuntime::bind_tls_listener(const std::function<void(const SocketAddress&)>& bind) {
+void ServerRuntime::bind_tls_listener(const BindListener& bind) {
   const auto address = SocketAddress::parse(state().config().bind, static_cast<std::uint16_t>(options_.tls.port));
   if (!address) throw std::invalid_argument("invalid --bind address '" + state().config().bind + "'");
   bind_with_retry(*address, bind);
 }
 
-void ServerRuntime::bind_with_retry(const SocketAddress& address,
-                                    const std::function<void(const SocketAddress&)>& bind) {
-  using std::chrono::milliseconds;
-  milliseconds waited{0};
-  milliseconds delay{5};
-  for (;;) {
-    try {
-      return bind(address);
-    } catch (const std::system_error& e) {
-      if (e.code() != std::errc::address_in_use) throw;
-      if (waited >= bind_retry_budget) {
-        throw std::system_error(e.code(), "bind " + address.to_string() + ": still could not bind() after " +
-                                              std::to_string(waited.count()) + " ms");
-      }
-      if (waited.count() == 0) {
-        log_.write(LogLevel::warning, std::string(e.what()) + "; retrying for up to " +
-                                          std::to_string(bind_retry_budget.count()) +
-                                          " ms (a crashed server's socket may still be closing)");
-      }
-    }
-    std::this_thread::sleep_for(delay);
-    waited += delay;
-    delay = std::min(delay * 2, milliseconds(250));
+// The first try fails at once, so the warning is logged before the wait.
+void ServerRuntime::bind_with_retry(const SocketAddress& address, const BindListener& bind) {
+  try {
+    return bind(address, ListenOptions{});
+  } catch (const std::system_error& e) {
+    if (e.code() != std::errc::address_in_use) throw;
+    log_.write(LogLevel::warning, std::string(e.what()) + "; retrying for up to " +
+                                      std::to_string(bind_retry_budget.count()) +
+                                      " ms (a crashed server's socket may still be closing)");
   }
+  bind(address, ListenOptions{.bind_retry = bind_retry_budget});
 }
 
 // Names the voice and backend, and with --threads N > 1 the shards and how

@@ -7,10 +7,12 @@
 //   driver's body and reports an escaping exception (exit 1).
 // - open_backend(open) calls open(backend); if io_uring cannot be had (open
 //   throws std::system_error) it logs why and calls open(Backend::epoll).
-// - bind_listener(bind) calls bind(listen_address()), and while it throws
-//   EADDRINUSE, retries with a back-off for up to bind_retry_budget: a server
-//   restarted right after a crash must come up (see the .cpp for why the port
-//   is briefly busy). Past the budget, or on any other error, it throws.
+// - bind_listener(bind) calls bind(listen_address(), options); if that throws
+//   EADDRINUSE it logs a warning and calls bind again with
+//   ListenOptions::bind_retry = bind_retry_budget (duet retries with a
+//   back-off): a server restarted right after a crash must come up (see the
+//   .cpp for why the port may be briefly busy). Past the budget, or on any
+//   other error, it throws.
 // - TLS (--tls-port): tls_context() is the context every TLS connection shares
 //   (null without a TLS port; built in the constructor, so a bad certificate
 //   stops the start with exit 1); bind_tls_listener(bind) is bind_listener for
@@ -45,7 +47,9 @@
 //   return ServerRuntime::main(argc, argv, "stackless", [](ServerRuntime& rt) {
 //     std::optional<EventLoop> loop;
 //     rt.open_backend([&](Backend b) { loop.emplace(b); });
-//     rt.bind_listener([&](const SocketAddress& a) { listener.emplace(TcpListener::bind(*loop, a)); });
+//     rt.bind_listener([&](const SocketAddress& a, const ListenOptions& o) {
+//       listener.emplace(TcpListener::bind(*loop, a, o));
+//     });
 //     ...accept loop, ticker...
 //     return 0;
 //   });
@@ -93,7 +97,8 @@ class ServerRuntime {
   void open_backend(const std::function<void(Backend)>& open);
   [[nodiscard]] SocketAddress listen_address() const;  // throws std::invalid_argument on a bad --bind
   static constexpr std::chrono::milliseconds bind_retry_budget{2000};
-  void bind_listener(const std::function<void(const SocketAddress&)>& bind);
+  using BindListener = std::function<void(const SocketAddress&, const ListenOptions&)>;
+  void bind_listener(const BindListener& bind);
   void on_listening(const SocketAddress& local);
   // Runs at the end of on_listening, on the driver's thread: how duet-kv-sim
   // starts its simulated clients on the driver's own loop. With several
@@ -121,7 +126,7 @@ class ServerRuntime {
 
   [[nodiscard]] const TlsContext* tls_context() const noexcept { return tls_.get(); }
   [[nodiscard]] bool plain_port() const noexcept { return !tls_ || options_.config.port != 0; }
-  void bind_tls_listener(const std::function<void(const SocketAddress&)>& bind);
+  void bind_tls_listener(const BindListener& bind);
   void on_listening_tls(const SocketAddress& local);
   void on_tls_error(std::error_code error, const std::string& detail);  // a failed handshake, logged at verbose
   static constexpr std::chrono::seconds tls_handshake_timeout{10};
@@ -166,7 +171,7 @@ class ServerRuntime {
   std::function<void()> on_serving_ended_hook_;
   std::function<void()> on_stopped_hook_;
   [[nodiscard]] std::string describe();
-  void bind_with_retry(const SocketAddress& address, const std::function<void(const SocketAddress&)>& bind);
+  void bind_with_retry(const SocketAddress& address, const BindListener& bind);
 
   std::unique_ptr<TlsContext> tls_;
   UnixSocketFile unix_file_;  // --unixsocket's file, for on_stopped

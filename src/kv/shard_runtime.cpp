@@ -34,12 +34,14 @@ ShardRuntime::ShardRuntime(ServerRuntime& rt, ShardRunner& runner) {
 // logged (the tests read it) before the first accept.
 void ShardRuntime::bind_listeners(ServerRuntime& rt) {
   if (rt.plain_port()) {
-    rt.bind_listener([&](const SocketAddress& address) {
-      spreader_.emplace(rt.threads(), address, SpreadOptions{.mode = rt.accept_mode()});
+    rt.bind_listener([&](const SocketAddress& address, const ListenOptions& options) {
+      spreader_.emplace(rt.threads(), address, SpreadOptions{.mode = rt.accept_mode(), .listen = options});
     });
   }
   if (rt.tls_context() != nullptr) {
-    rt.bind_tls_listener([&](const SocketAddress& address) { tls_listener_ = open_listener(address, {}); });
+    rt.bind_tls_listener([&](const SocketAddress& address, const ListenOptions& options) {
+      tls_listener_ = open_listener(address, options);
+    });
   }
   rt.bind_unix_listener([&](const SocketAddress& address, const ListenOptions& options) {
     unix_listener_ = open_listener(address, options);

@@ -172,7 +172,13 @@ class EventLoop {
   // from a later run_once, with -ECANCELED (an op that already had its result
   // keeps it). Without this an io_uring op would outlive the close (it holds
   // the file) and an epoll one would never be woken. io_uring needs Linux 5.19
-  // (IORING_ASYNC_CANCEL_FD) for it; on older kernels such ops stay pending.
+  // (IORING_ASYNC_CANCEL_FD) for it; on older kernels such ops stay pending
+  // (accepts excepted: they are cancelled one by one). When close_fd returns
+  // the kernel holds no reference to fd's socket from the loop (io_uring runs
+  // the cancelled ops' completions in the same enter, as an op on a
+  // non-blocking socket waits by poll, not in a worker; an accept never holds
+  // its listener: uring_accept.cpp), so the close is the socket's last: a
+  // listener's port is free, a stream's FIN has left.
   void close_fd(int fd) noexcept;
   // close_fd without the close: the backend forgets fd (and cancels what waits
   // on it, as above) while fd stays open — for a caller about to put another

@@ -6,9 +6,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <chrono>
+#include <functional>
 #include <string>
 #include <system_error>
+#include <thread>
 
 #include "duet/io/sim_world.hpp"
 #include "duet/io/sys.hpp"
@@ -33,20 +37,11 @@ void bind_to(int fd, const SocketAddress& addr) {
     throw std::system_error(errno, std::generic_category(), "bind " + addr.to_string());
   }
 }
-}  // namespace
-
-UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options) {
-  UnixSocketFile file;
-  UniqueFd fd = open_listener(addr, options, file);
-  file.release();  // the caller did not ask to own it: the file stays after close
-  return fd;
-}
 
 // The file's identity is taken right after bind. Until listen, another
 // server's probe is refused and would take the file for stale: that window
-// is kept to the few calls below. A throw after bind removes the file again
-// (file's owner unwinds).
-UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file) {
+// is kept to the few calls below. A throw after bind removes the file again.
+UniqueFd open_listener_once(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file) {
   UniqueFd fd = open_socket(addr.family(), SOCK_STREAM);
   // A simulated listener has no file: the real file system is left alone.
   const bool simulated = SimWorld::current() != nullptr;
@@ -64,6 +59,51 @@ UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, 
     throw std::system_error(errno, std::generic_category(), "chmod " + path);
   }
   if (sys::listen(fd.get(), options.backlog) != 0) throw std::system_error(errno, std::generic_category(), "listen");
+  return fd;
+}
+}  // namespace
+
+UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options) {
+  UnixSocketFile file;
+  UniqueFd fd = open_listener(addr, options, file);
+  file.release();  // the caller did not ask to own it: the file stays after close
+  return fd;
+}
+
+// The doubling back-off catches the common case (a socket that closes
+// within milliseconds) at the first retries and stays at one try per 250 ms
+// after that, as nginx's "still could not bind()".
+void retry_while_in_use(const SocketAddress& addr, std::chrono::milliseconds budget,
+                        const std::function<void()>& attempt) {
+  using std::chrono::milliseconds;
+  const auto start = std::chrono::steady_clock::now();
+  milliseconds delay{5};
+  for (;;) {
+    try {
+      return attempt();
+    } catch (const std::system_error& e) {
+      if (e.code() != std::errc::address_in_use || budget.count() <= 0) throw;
+      const auto waited = std::chrono::duration_cast<milliseconds>(std::chrono::steady_clock::now() - start);
+      if (waited >= budget) {
+        throw std::system_error(e.code(), "bind " + addr.to_string() + ": still could not bind() after " +
+                                              std::to_string(waited.count()) + " ms");
+      }
+      std::this_thread::sleep_for(std::min(delay, budget - waited));
+      delay = std::min(delay * 2, milliseconds(250));
+    }
+  }
+}
+
+UniqueFd open_listener(const SocketAddress& addr, const ListenOptions& options, UnixSocketFile& file) {
+  UniqueFd fd;
+  retry_while_in_use(addr, options.bind_retry, [&] {
+    try {
+      fd = open_listener_once(addr, options, file);
+    } catch (...) {
+      file.remove();  // a listen that failed after bind left its file
+      throw;
+    }
+  });
   return fd;
 }
 

@@ -26,7 +26,9 @@
 // which we report as -ETIMEDOUT unless the owner asked for the cancel. Sleeps are
 // IORING_OP_TIMEOUT with an absolute CLOCK_MONOTONIC deadline (= steady_clock).
 // Cancels are IORING_OP_ASYNC_CANCEL keyed by the op's address (close_fd's by
-// the file, for every op on it). Link timeouts and
+// the file, for every op on it). Accepts poll an epoll set holding the
+// listener instead of the listener, so that no request keeps a listening
+// socket open after close or exit (uring_accept.cpp). Link timeouts and
 // cancels carry user_data 0 and their CQEs are ignored: the kernel reads their
 // timespec at submission, and the op itself outlives its own CQE.
 //
@@ -40,6 +42,7 @@
 #include "duet/io/detail/uring_poller.hpp"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <sys/mman.h>
@@ -193,14 +196,26 @@ void UringPoller::submit(IoOp& op) noexcept {
 
 void UringPoller::queue_sqes(IoOp& op) noexcept {
   if (op.kind_ == OpKind::recv_pooled && !prepare_pooled(op)) return;
+  if (op.kind_ == OpKind::accept && !prepare_accept(op)) return;  // accepted at once, or polling (uring_accept.cpp)
+  push_sqes(op, -1);
+}
+
+// poll_fd >= 0: the op waits as a poll on that fd for POLLIN (an accept's
+// epoll set), else as its own kind.
+void UringPoller::push_sqes(IoOp& op, int poll_fd) noexcept {
   op.state_ = OpState::in_kernel;
   const bool linked = op.timeout_.count() > 0 && op.kind_ != OpKind::sleep && op.kind_ != OpKind::nop;
   io_uring_sqe* sqe = next_sqe(linked ? 2 : 1);
-  prepare(sqe, op);
+  if (poll_fd >= 0) {
+    io_uring_prep_poll_add(sqe, poll_fd, POLLIN);
+    io_uring_sqe_set_data(sqe, &op);
+  } else {
+    prepare(sqe, op);
+  }
   if (!linked) return;
   sqe->flags |= IOSQE_IO_LINK;
   auto left = op.timeout_;
-  if (op.kind_ == OpKind::recv_pooled) {  // what is left of its timeout after starving
+  if (op.kind_ == OpKind::recv_pooled || op.kind_ == OpKind::accept) {  // what is left after starving or a lost race
     left = std::max<Clock::duration>(op.expires_ - Clock::now(), std::chrono::nanoseconds{1});
   }
   io_uring_sqe* timeout = next_sqe(1);
@@ -231,13 +246,19 @@ int UringPoller::abandon(IoOp& op) noexcept {
 // submitted now, while fd still names it (the caller closes fd next): a
 // request holds its file, so a socket op would otherwise outlive the close.
 // The same submission hands the kernel any op on fd still in the SQ, ahead of
-// the cancel. Before Linux 5.19 the kernel refuses the cancel (ops stay).
+// the cancel. Asking for events in that same enter runs the completions the
+// cancel queued (task work: with DEFER_TASKRUN only when we ask), which frees
+// the requests and their hold on the file: the close that follows is the
+// socket's last (a stream's FIN leaves now, not at the next turn). An op
+// running in io-wq may end later. Before Linux 5.19 the kernel refuses the
+// cancel (ops stay until their owner cancels them). Listeners: uring_accept.cpp.
 void UringPoller::forget_fd(int fd) noexcept {
+  if (!accept_proxies_.empty()) forget_accepts(fd);
   if (in_flight() == 0) return;  // nothing to cancel: spare the system call
   io_uring_sqe* sqe = next_sqe(1);
   io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
   io_uring_sqe_set_data64(sqe, ignored);
-  io_uring_submit(&ring_);
+  io_uring_submit_and_get_events(&ring_);
   reap();  // a recv_pooled that failed with -ENOBUFS just now starves here
   OpQueue gone = take_starved(fd);  // never to reach the kernel again
   while (IoOp* op = gone.pop_front()) finish_cancelled(*op);
@@ -265,9 +286,11 @@ void UringPoller::reap() noexcept {
       continue;
     }
     if (op->kind_ == OpKind::recv_pooled && !settle_pooled(*op, *cqe, res)) continue;
+    if (op->kind_ == OpKind::accept && !settle_accept(*op, res)) continue;
     finish(*op, res);
   }
   io_uring_cq_advance(&ring_, seen);
+  if (!rearm_.empty()) rearm_accepts();  // may reap again: only now, with the CQ ring released
 }
 
 std::size_t UringPoller::turn(Clock::time_point deadline) {

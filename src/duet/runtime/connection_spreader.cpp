@@ -36,7 +36,7 @@ ConnectionSpreader::ConnectionSpreader(std::size_t shards, const SocketAddress& 
   for (std::size_t i = 0; i < shards; ++i) slots_.push_back(std::make_unique<Slot>());
   const bool each = options_.mode == AcceptMode::reuse_port;
   options_.listen.reuse_port = each;
-  if (each) address_ = claim_port(address_);
+  if (each) retry_while_in_use(addr, options_.listen.bind_retry, [&] { address_ = claim_port(addr); });
   // The first bind picks the port (when asked for 0); the others join it.
   for (std::size_t i = 0; i < (each ? shards : 1); ++i) {
     slots_[i]->listener = open_listener(address_, options_.listen);

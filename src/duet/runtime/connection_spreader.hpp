@@ -64,7 +64,7 @@ using AcceptErrorHandler = std::function<std::chrono::milliseconds(std::error_co
 
 struct SpreadOptions {
   AcceptMode mode = AcceptMode::reuse_port;
-  ListenOptions listen = {};  // reuse_port is set by the mode
+  ListenOptions listen = {};  // reuse_port is set by the mode; bind_retry covers every socket and the probe
 };
 
 class ConnectionSpreader {

@@ -9,6 +9,10 @@
 //   (out of file descriptors) come back as values: the listener stays usable, and
 //   the caller decides how to back off (the guide shows a short sleep).
 // - Move-only; the destructor closes the socket through the loop. Loop thread only.
+// - The port is free once close() returns, or once the process is gone however
+//   it ended (SIGKILL included), on both backends; io/socket_ops.hpp ("A port
+//   free at exit") says how, and what duet cannot vouch for (a forked child's
+//   copy of the fd, ...), where ListenOptions::bind_retry waits at bind.
 // - Unix domain stream sockets too: bind to SocketAddress::unix_domain(path)
 //   or ("@name") for Linux's abstract namespace. A stale socket file at path
 //   (nobody accepts on it) is removed first; over a live server's socket,

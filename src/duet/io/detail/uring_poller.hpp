@@ -10,8 +10,10 @@
 
 #include <liburing.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "duet/io/detail/poller.hpp"
 #include "duet/io/unique_fd.hpp"
@@ -50,10 +52,27 @@ class UringPoller final : public Poller {
   void arm_wake() noexcept;
   [[nodiscard]] bool spun_for_work(Clock::time_point deadline) noexcept;
   void queue_sqes(IoOp& op) noexcept;
+  void push_sqes(IoOp& op, int poll_fd) noexcept;
   bool prepare_pooled(IoOp& op) noexcept;
   bool setup_buffer_ring() noexcept;
   bool settle_pooled(IoOp& op, const io_uring_cqe& cqe, int& res) noexcept;
   Clock::time_point tend_starved() noexcept;
+
+  // OpKind::accept (uring_accept.cpp): the ring polls an epoll set holding the
+  // listener, never the listener itself, so no request keeps its socket open.
+  struct AcceptProxy {
+    int fd;          // the listener
+    UniqueFd epoll;  // an epoll set with fd alone in it
+    OpQueue polling; // accepts whose poll on epoll is in the kernel
+  };
+  static constexpr std::chrono::seconds forget_timeout{1};  // forget_accepts' bound on the kernel
+  AcceptProxy* find_accept_proxy(int fd) noexcept;
+  AcceptProxy* make_accept_proxy(int fd) noexcept;
+  bool prepare_accept(IoOp& op) noexcept;
+  void arm_accept_poll(IoOp& op, AcceptProxy& proxy) noexcept;
+  bool settle_accept(IoOp& op, int& res) noexcept;
+  void rearm_accepts() noexcept;
+  void forget_accepts(int fd) noexcept;
 
   io_uring ring_{};
   unsigned flags_ = 0;
@@ -69,6 +88,9 @@ class UringPoller final : public Poller {
   BufferRing ring_kind_ = BufferRing::unset;
   io_uring_buf_ring* buf_ring_ = nullptr;
   std::size_t in_ring_ = 0;  // provided buffers the kernel may still pick
+  std::vector<AcceptProxy> accept_proxies_;  // one per listener accepted on (a server has one or two)
+  OpQueue rearm_;          // accepts beaten to their connection, polled again once the CQ ring is released
+  OpQueue unowned_polls_;  // polls of a forgotten listener the kernel had not yet answered (forget_accepts)
 };
 
 }  // namespace duet::detail
