@@ -77,6 +77,12 @@ auto forward_awaiter(A&& operand) {
     return ForwardingAwaiter<typename AwaiterOf<A>::type>{static_cast<A&&>(operand).operator co_await()};
   } else if constexpr (HasFreeCoAwait<A>) {
     return ForwardingAwaiter<typename AwaiterOf<A>::type>{operator co_await(static_cast<A&&>(operand))};
+  } else if constexpr (!std::is_lvalue_reference_v<A> && std::is_trivially_copyable_v<std::remove_cvref_t<A>> &&
+                       sizeof(std::remove_cvref_t<A>) <= 2 * sizeof(void*)) {
+    // A small temporary awaiter (a pointer or two): a copy costs what storing a
+    // reference would and saves the loads through it (task_bench's
+    // resume_suspend: 26 -> 25 Ir per co_await; 22 without await_transform).
+    return ForwardingAwaiter<std::remove_cvref_t<A>>{operand};
   } else {
     return ForwardingAwaiter<std::remove_reference_t<A>&>{operand};
   }
