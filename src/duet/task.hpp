@@ -10,6 +10,8 @@
 // and the bridge between them.
 #pragma once
 
+#include "duet/http/websocket_handshake.hpp"
+#include "duet/http/websocket_session.hpp"
 #include "duet/io/backend.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
