@@ -1,6 +1,7 @@
 // duet — the stackful voice in one header: fibers and their Scheduler, the
 // coordination primitives, blocking sockets, files, host names, TLS streams, the
-// runtime of many cores with its fiber calls, and the I/O layer under them.
+// WebSocket protocol core, the runtime of many cores with its fiber calls, and
+// the I/O layer under them.
 //
 //   #include <duet/stackful.hpp>
 //   int main() {

@@ -1,6 +1,7 @@
 // duet — the stackless voice in one header: Task<T> and its combinators, the
-// coordination primitives, sockets, files, host names, TLS streams, the runtime
-// of many cores with its stackless calls, and the I/O layer under them.
+// coordination primitives, sockets, files, host names, TLS streams, the
+// WebSocket protocol core, the runtime of many cores with its stackless calls,
+// and the I/O layer under them.
 //
 //   #include <duet/task.hpp>
 //   duet::Task<int> answer() { co_return 42; }

@@ -33,7 +33,7 @@ std::size_t write_close_payload(const WsClose& close, std::span<char, 125> out) 
   if (n < close.reason.size()) {
     while (n > 0 && (static_cast<unsigned char>(close.reason[n]) & 0xC0U) == 0x80U) --n;
   }
-  std::memcpy(out.data() + 2, close.reason.data(), n);
+  if (n != 0) std::memcpy(out.data() + 2, close.reason.data(), n);  // an empty view's data() may be null
   return 2 + n;
 }
 

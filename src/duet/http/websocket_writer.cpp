@@ -102,7 +102,7 @@ std::span<const char> WsWriter::control(WsOpcode op, std::string_view payload) {
   h.masked = role_ == WsRole::client;
   if (h.masked) h.mask = next_mask_key();
   const std::size_t n = ws_write_header(h, std::span<char, ws_max_header_size>(control_.data(), ws_max_header_size));
-  std::memcpy(control_.data() + n, payload.data(), payload.size());
+  if (!payload.empty()) std::memcpy(control_.data() + n, payload.data(), payload.size());  // data() may be null
   std::span<char> body(control_.data() + n, payload.size());
   if (h.masked) ws_mask(body, h.mask);
   return {control_.data(), n + payload.size()};
