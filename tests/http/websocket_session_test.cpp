@@ -190,3 +190,28 @@ TEST_CASE("a long seeded conversation arrives the same however it is cut", "[web
     CHECK(ws_test::feed_pieces(server, stream, ws_test::split_sizes(stream.size(), how, 99)) == expected);
   }
 }
+
+TEST_CASE("random bytes end in need_more or in one error, never anything else", "[websocket][session]") {
+  // Half of the runs start with a valid frame header so that garbage reaches
+  // the deeper states (payloads, fragments, control frames, inflating).
+  for (std::uint64_t seed = 1; seed <= 400; ++seed) {
+    std::mt19937_64 rng(seed);
+    std::string junk(rng() % 300, '\0');
+    for (char& c : junk) c = static_cast<char>(rng());
+    if (seed % 2 == 0 && junk.size() > 6) junk[1] = static_cast<char>(junk[1] | 0x80);  // masked
+    duet::WsSessionOptions options;
+    options.max_message_size = 200;
+    WsSession s(WsRole::server, options, seed % 3 == 0 ? std::optional<duet::WsDeflateParams>(duet::WsDeflateParams{}) : std::nullopt);
+    const auto ev = ws_test::feed_pieces(s, junk, ws_test::split_sizes(junk.size(), Split::random, seed));
+    int errors = 0;
+    for (const Rec& r : ev) {
+      if (r.kind == WsEvent::Kind::error) {
+        ++errors;
+        CHECK(duet::ws_close_code_sendable(r.code));
+      }
+      if (r.kind == WsEvent::Kind::message) CHECK(r.payload.size() <= 200);
+    }
+    CHECK(errors <= 1);
+    if (errors == 1) CHECK(ev.back().kind == WsEvent::Kind::error);
+  }
+}

@@ -39,6 +39,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "duet/http/websocket_close.hpp"
 #include "duet/http/websocket_deflate.hpp"
@@ -56,6 +57,9 @@ struct WsEvent {
   WsClose close;                       // close: the peer's code (1005 when none) and reason
   WsError error;                       // error: the code to close with, and why
   std::span<const char> reply;         // WsSession: a frame to send now (pong, close), else empty
+
+  // The payload as text or bytes, for what takes a string_view.
+  [[nodiscard]] std::string_view data() const noexcept { return {payload.data(), payload.size()}; }
 };
 
 class WsReader {

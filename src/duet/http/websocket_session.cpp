@@ -15,7 +15,7 @@ WsEvent WsSession::next(std::span<char>& input) {
   WsEvent e = reader_.next(input);
   switch (e.kind) {
     case WsEvent::Kind::ping:
-      if (state_ == WsState::open) e.reply = writer_.control(WsOpcode::pong, std::string_view(e.payload.data(), e.payload.size()));
+      if (state_ == WsState::open) e.reply = writer_.control(WsOpcode::pong, e.data());
       break;
     case WsEvent::Kind::close:
       // Echo the code (RFC 6455 §5.5.1): a close without one gets an empty close.

@@ -26,7 +26,7 @@
 //   duet::WsSession ws(duet::WsRole::server, {}, hs.deflate ? std::optional(hs.deflate->params) : std::nullopt);
 //   for (auto e = ws.next(in); e.kind != duet::WsEvent::Kind::need_more; e = ws.next(in)) {
 //     if (!e.reply.empty()) send(e.reply);
-//     if (e.kind == duet::WsEvent::Kind::message) send(ws.message(e.opcode, as_view(e.payload)));
+//     if (e.kind == duet::WsEvent::Kind::message) send(ws.message(e.opcode, e.data()));  // echo
 //   }
 #pragma once
 
