@@ -59,6 +59,9 @@ WsOutFrame WsWriter::fragment(WsOpcode op, std::string_view payload, bool last) 
 // `in_place` is `payload` when the caller lets a client mask it there, else empty.
 WsOutFrame WsWriter::data_frame(WsOpcode op, std::string_view payload, std::span<char> in_place, bool fin) {
   const bool first = !fragmenting_;
+  // The last frame's views end here: a buffer a big message grew is let go,
+  // so that an idle connection does not keep it.
+  if (body_.capacity() > keep_capacity && payload.size() <= keep_capacity) std::string().swap(body_);
   if (first) {
     // A fragmented message is compressed whatever its first piece's size:
     // the rest of it is not known yet.

@@ -50,6 +50,8 @@ struct WsOutFrame {
 
 class WsWriter {
  public:
+  static constexpr std::size_t keep_capacity = 64 * 1024;  // a buffer grown past it is freed by the next frame
+
   // `deflate`: what the handshake agreed; `config`: level, memory and
   // min_compress_size for our compressor.
   explicit WsWriter(WsRole role, const std::optional<WsDeflateParams>& deflate = std::nullopt,
