@@ -11,7 +11,7 @@ PACKAGES=(
   meson ninja-build g++ clang pkg-config ccache  # meson compiles through ccache when it is there (warm rebuilds)
   liburing-dev libfmt-dev catch2 libbenchmark-dev libabsl-dev
   libasio-dev libboost-context-dev libboost-fiber-dev libhiredis-dev
-  redis-tools redis-server libssl-dev openssl libclang-rt-14-dev valgrind strace util-linux python3
+  redis-tools redis-server libssl-dev openssl zlib1g-dev libclang-rt-14-dev valgrind strace util-linux python3
   fio  # bench/file/run.sh runs file_randread beside fio's io_uring engine
   qemu-user g++-aarch64-linux-gnu  # the AArch64 context switch is tested under qemu-user
   python3-redis  # tests/kv/clients: redis-py, the Python client users run

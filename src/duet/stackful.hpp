@@ -1,6 +1,7 @@
 // duet — the stackful voice in one header: fibers and their Scheduler, the
 // coordination primitives, blocking sockets, files, host names, TLS streams, the
-// runtime of many cores with its fiber calls, and the I/O layer under them.
+// WebSocket protocol core, the runtime of many cores with its fiber calls, and
+// the I/O layer under them.
 //
 //   #include <duet/stackful.hpp>
 //   int main() {
@@ -13,6 +14,8 @@
 // bridge between them.
 #pragma once
 
+#include "duet/http/websocket_handshake.hpp"
+#include "duet/http/websocket_session.hpp"
 #include "duet/io/backend.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"

@@ -1,6 +1,7 @@
 // duet — the stackless voice in one header: Task<T> and its combinators, the
-// coordination primitives, sockets, files, host names, TLS streams, the runtime
-// of many cores with its stackless calls, and the I/O layer under them.
+// coordination primitives, sockets, files, host names, TLS streams, the
+// WebSocket protocol core, the runtime of many cores with its stackless calls,
+// and the I/O layer under them.
 //
 //   #include <duet/task.hpp>
 //   duet::Task<int> answer() { co_return 42; }
@@ -10,6 +11,8 @@
 // and the bridge between them.
 #pragma once
 
+#include "duet/http/websocket_handshake.hpp"
+#include "duet/http/websocket_session.hpp"
 #include "duet/io/backend.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
