@@ -1,7 +1,7 @@
 // duet — the stackful voice in one header: fibers and their Scheduler, the
 // coordination primitives, blocking sockets, files, host names, TLS streams, the
-// WebSocket protocol core, the runtime of many cores with its fiber calls, and
-// the I/O layer under them.
+// HTTP/1.1 parser and writer, the WebSocket protocol core, the runtime of many
+// cores with its fiber calls, and the I/O layer under them.
 //
 //   #include <duet/stackful.hpp>
 //   int main() {
@@ -14,16 +14,20 @@
 // bridge between them.
 #pragma once
 
-#include "duet/http/websocket_handshake.hpp"
-#include "duet/http/websocket_session.hpp"
 #include "duet/io/backend.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
-#include "duet/io/socket_address.hpp"
 #include "duet/io/mutex_guard.hpp"
+#include "duet/io/socket_address.hpp"
 #include "duet/runtime/blocking_pool.hpp"
 #include "duet/runtime/shard.hpp"
 #include "duet/runtime/shard_set.hpp"
+#include "duet/http/http_date.hpp"
+#include "duet/http/http_error.hpp"
+#include "duet/http/request_parser.hpp"
+#include "duet/http/response_writer.hpp"
+#include "duet/http/websocket_handshake.hpp"
+#include "duet/http/websocket_session.hpp"
 #include "duet/stackful/buffered.hpp"
 #include "duet/stackful/channel.hpp"
 #include "duet/stackful/event.hpp"

@@ -1,7 +1,7 @@
 // duet — the stackless voice in one header: Task<T> and its combinators, the
-// coordination primitives, sockets, files, host names, TLS streams, the
-// WebSocket protocol core, the runtime of many cores with its stackless calls,
-// and the I/O layer under them.
+// coordination primitives, sockets, files, host names, TLS streams, the HTTP/1.1
+// parser and writer, the WebSocket protocol core, the runtime of many cores with
+// its stackless calls, and the I/O layer under them.
 //
 //   #include <duet/task.hpp>
 //   duet::Task<int> answer() { co_return 42; }
@@ -11,16 +11,20 @@
 // and the bridge between them.
 #pragma once
 
-#include "duet/http/websocket_handshake.hpp"
-#include "duet/http/websocket_session.hpp"
 #include "duet/io/backend.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
-#include "duet/io/socket_address.hpp"
 #include "duet/io/mutex_guard.hpp"
+#include "duet/io/socket_address.hpp"
 #include "duet/runtime/blocking_pool.hpp"
 #include "duet/runtime/shard.hpp"
 #include "duet/runtime/shard_set.hpp"
+#include "duet/http/http_date.hpp"
+#include "duet/http/http_error.hpp"
+#include "duet/http/request_parser.hpp"
+#include "duet/http/response_writer.hpp"
+#include "duet/http/websocket_handshake.hpp"
+#include "duet/http/websocket_session.hpp"
 #include "duet/task/buffered.hpp"
 #include "duet/task/channel.hpp"
 #include "duet/task/event.hpp"
