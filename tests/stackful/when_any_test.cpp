@@ -23,6 +23,7 @@
 #include <duet/stackful/tcp_stream.hpp>
 #include <duet/stackful/this_fiber.hpp>
 #include <duet/stackful/when_any.hpp>
+#include "support/alarm_guard.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -35,23 +36,12 @@ namespace {
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
-// A when_any that never stops its children blocks forever, so each test runs
-// under a 20 s alarm(): SIGALRM's default action ends the binary ("Alarm clock").
-struct Deadline {
-  Deadline() { ::alarm(20); }
-  Deadline(const Deadline&) = delete;
-  Deadline& operator=(const Deadline&) = delete;
-  Deadline(Deadline&&) = delete;
-  Deadline& operator=(Deadline&&) = delete;
-  ~Deadline() { ::alarm(0); }
-};
-
 // Runs body (-> bool) on a fiber of a fresh scheduler over each backend and checks what it returns.
 template <typename Body>
 void check_on_fibers(Body body) {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
-  const Deadline deadline;
+  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   bool ok = false;
   scheduler.spawn([&] { ok = body(); }).detach();
@@ -84,7 +74,7 @@ int recv_count(TcpStream& s, const std::stop_token& token, Tally& tally) {
 // For when_any called outside any fiber: a scheduler, a socket that never gets data.
 struct OffFiber {
   Backend backend = any_backend();
-  Deadline deadline;
+  duet::test::AlarmGuard alarm;
   Scheduler scheduler{{.backend = backend, .stack_size = 64 * 1024}};
   duet::test::SocketPair pair;
   TcpStream silent{scheduler.loop(), ::dup(pair.fds[0])};

@@ -23,6 +23,7 @@
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "duet/stackful/when_first_ok.hpp"
+#include "support/alarm_guard.hpp"
 #include "support/refusing_port.hpp"
 #include "support/socket_pair.hpp"
 
@@ -38,23 +39,12 @@ namespace {
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
-// A when_first_ok that never stops its children blocks forever, so each test
-// runs under a 20 s alarm(): SIGALRM's default action ends the binary.
-struct Deadline {
-  Deadline() { ::alarm(20); }
-  Deadline(const Deadline&) = delete;
-  Deadline& operator=(const Deadline&) = delete;
-  Deadline(Deadline&&) = delete;
-  Deadline& operator=(Deadline&&) = delete;
-  ~Deadline() { ::alarm(0); }
-};
-
 // Runs body on a fiber of a fresh scheduler over each backend; checks nothing is left.
 template <typename Body>
 void on_fibers(Body body) {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
-  const Deadline deadline;
+  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   scheduler.spawn(std::move(body)).detach();
   scheduler.run();
@@ -220,7 +210,7 @@ TEST_CASE("fiber: the caller's stop token ends every callable, reported as failu
 TEST_CASE("fiber when_first_ok called outside any fiber drives the scheduler, through success and failure") {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
-  const Deadline deadline;
+  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   const duet::test::RefusingPort refused;
   Tally tally;

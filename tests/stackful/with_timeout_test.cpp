@@ -21,6 +21,7 @@
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "duet/stackful/with_timeout.hpp"
+#include "support/alarm_guard.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -33,23 +34,12 @@ namespace {
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
-// A with_timeout that never stops its work blocks forever, so each test runs
-// under a 20 s alarm(): SIGALRM's default action ends the binary ("Alarm clock").
-struct Alarm {
-  Alarm() { ::alarm(20); }
-  Alarm(const Alarm&) = delete;
-  Alarm& operator=(const Alarm&) = delete;
-  Alarm(Alarm&&) = delete;
-  Alarm& operator=(Alarm&&) = delete;
-  ~Alarm() { ::alarm(0); }
-};
-
 // Runs body on a fiber of a fresh scheduler over each backend.
 template <typename Body>
 void on_fibers(Body body) {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
-  const Alarm alarm;
+  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   bool ran = false;
   scheduler.spawn([&] {
@@ -225,7 +215,7 @@ TEST_CASE("fiber with_deadline takes a time point; void and reference results") 
 TEST_CASE("fiber with_timeout called off-fiber drives the scheduler") {
   const Backend backend = any_backend();
   INFO("backend " << duet::backend_name(backend));
-  const Alarm alarm;
+  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
   Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
   duet::test::SocketPair pair;
   TcpStream silent{scheduler.loop(), ::dup(pair.fds[0])};

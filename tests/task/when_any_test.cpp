@@ -25,6 +25,7 @@
 #include <duet/task/task.hpp>
 #include <duet/task/tcp_stream.hpp>
 #include <duet/task/when_any.hpp>
+#include "support/run_bounded.hpp"
 #include "support/socket_pair.hpp"
 
 namespace {
@@ -44,30 +45,7 @@ struct StreamPair {
   explicit StreamPair(EventLoop& loop) : near(loop, ::dup(pair.fds[0])) { REQUIRE(near.native_handle() >= 0); }
 };
 
-template <typename T>
-Task<void> store(Task<T> task, std::optional<T>& out, std::exception_ptr& error) {
-  try {
-    out.emplace(co_await std::move(task));
-  } catch (...) {
-    error = std::current_exception();
-  }
-}
-
-// Runs the task on `loop` for at most `limit`: its value, or its exception rethrown.
-template <typename T>
-T run_bounded(EventLoop& loop, Task<T> task, std::chrono::milliseconds limit = 5s) {
-  std::optional<T> out;
-  std::exception_ptr error;
-  Task<void> runner = store(std::move(task), out, error);
-  runner.handle().resume();
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!runner.done() && std::chrono::steady_clock::now() < deadline) {
-    loop.run_once(std::chrono::steady_clock::now() + 10ms);
-  }
-  if (!runner.done()) FAIL("when_any did not finish in time");
-  if (error) std::rethrow_exception(error);
-  return std::move(*out);
-}
+using duet::test::run_bounded;
 
 struct Tally {
   int cancelled = 0;

@@ -23,6 +23,7 @@
 #include "duet/task/tcp_listener.hpp"
 #include "duet/task/tcp_stream.hpp"
 #include "duet/task/when_first_ok.hpp"
+#include "support/run_bounded.hpp"
 #include "support/refusing_port.hpp"
 
 namespace {
@@ -37,30 +38,7 @@ using namespace std::chrono_literals;
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
-template <typename T>
-Task<void> store(Task<T> task, std::optional<T>& out, std::exception_ptr& error) {
-  try {
-    out.emplace(co_await std::move(task));
-  } catch (...) {
-    error = std::current_exception();
-  }
-}
-
-// Runs the task on `loop` for at most `limit`: its value, or its exception rethrown.
-template <typename T>
-T run_bounded(EventLoop& loop, Task<T> task, std::chrono::milliseconds limit = 5s) {
-  std::optional<T> out;
-  std::exception_ptr error;
-  Task<void> runner = store(std::move(task), out, error);
-  runner.handle().resume();
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!runner.done() && std::chrono::steady_clock::now() < deadline) {
-    loop.run_once(std::chrono::steady_clock::now() + 10ms);
-  }
-  if (!runner.done()) FAIL("when_first_ok did not finish in time");
-  if (error) std::rethrow_exception(error);
-  return std::move(*out);
-}
+using duet::test::run_bounded;
 
 struct Tally {
   int cancelled = 0;

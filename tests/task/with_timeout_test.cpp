@@ -27,6 +27,7 @@
 #include "duet/task/tcp_stream.hpp"
 #include "duet/task/when_all.hpp"
 #include "duet/task/with_timeout.hpp"
+#include "support/run_bounded.hpp"
 #include "support/socket_pair.hpp"
 
 namespace {
@@ -61,31 +62,7 @@ struct Fixture {
   std::stop_source stop;
 };
 
-// Runs `task` on `loop` for at most `limit`; when it returns, `at_return` is
-// a copy of `tally` taken the moment with_timeout gave its result.
-template <typename T>
-Task<void> store(Task<T> task, std::optional<T>& out, std::exception_ptr& error) {
-  try {
-    out.emplace(co_await std::move(task));
-  } catch (...) {
-    error = std::current_exception();
-  }
-}
-
-template <typename T>
-T run_bounded(EventLoop& loop, Task<T> task, std::chrono::milliseconds limit = 5s) {
-  std::optional<T> out;
-  std::exception_ptr error;
-  Task<void> runner = store(std::move(task), out, error);
-  runner.handle().resume();
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  while (!runner.done() && std::chrono::steady_clock::now() < deadline) {
-    loop.run_once(std::chrono::steady_clock::now() + 10ms);
-  }
-  if (!runner.done()) FAIL("with_timeout did not finish in time");
-  if (error) std::rethrow_exception(error);
-  return std::move(*out);
-}
+using duet::test::run_bounded;
 
 // Awaits `work` and copies `tally` right as it returns.
 template <typename T>
