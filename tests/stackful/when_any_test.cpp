@@ -23,7 +23,7 @@
 #include <duet/stackful/tcp_stream.hpp>
 #include <duet/stackful/this_fiber.hpp>
 #include <duet/stackful/when_any.hpp>
-#include "support/alarm_guard.hpp"
+#include "support/on_fibers.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -36,18 +36,10 @@ namespace {
 
 Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 
-// Runs body (-> bool) on a fiber of a fresh scheduler over each backend and checks what it returns.
+// Runs body (-> bool, which must be true) on a fiber of a fresh scheduler over each backend.
 template <typename Body>
 void check_on_fibers(Body body) {
-  const Backend backend = any_backend();
-  INFO("backend " << duet::backend_name(backend));
-  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  bool ok = false;
-  scheduler.spawn([&] { ok = body(); }).detach();
-  scheduler.run();
-  CHECK(ok);
-  CHECK(scheduler.live_fibers() == 0);
+  duet::test::run_checked_on_fibers(any_backend(), std::move(body));
 }
 
 // On a fiber: the side under test as a TcpStream (a dup of pair.fds[0]); the test writes to pair.fds[1].

@@ -23,7 +23,7 @@
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "duet/stackful/when_first_ok.hpp"
-#include "support/alarm_guard.hpp"
+#include "support/on_fibers.hpp"
 #include "support/refusing_port.hpp"
 #include "support/socket_pair.hpp"
 
@@ -42,14 +42,7 @@ Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 // Runs body on a fiber of a fresh scheduler over each backend; checks nothing is left.
 template <typename Body>
 void on_fibers(Body body) {
-  const Backend backend = any_backend();
-  INFO("backend " << duet::backend_name(backend));
-  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  scheduler.spawn(std::move(body)).detach();
-  scheduler.run();
-  CHECK(scheduler.loop().in_flight() == 0);
-  CHECK(scheduler.live_fibers() == 0);
+  duet::test::run_checked_on_fibers(any_backend(), std::move(body));
 }
 
 struct Tally {

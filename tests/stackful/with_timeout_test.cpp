@@ -21,7 +21,7 @@
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "duet/stackful/with_timeout.hpp"
-#include "support/alarm_guard.hpp"
+#include "support/on_fibers.hpp"
 #include "support/socket_pair.hpp"
 
 using namespace std::chrono_literals;
@@ -37,18 +37,7 @@ Backend any_backend() { return GENERATE(Backend::io_uring, Backend::epoll); }
 // Runs body on a fiber of a fresh scheduler over each backend.
 template <typename Body>
 void on_fibers(Body body) {
-  const Backend backend = any_backend();
-  INFO("backend " << duet::backend_name(backend));
-  const duet::test::AlarmGuard alarm;  // a combinator that never returns ends the binary
-  Scheduler scheduler({.backend = backend, .stack_size = 64 * 1024});
-  bool ran = false;
-  scheduler.spawn([&] {
-    body();
-    ran = true;
-  }).detach();
-  scheduler.run();
-  CHECK(ran);
-  CHECK(scheduler.live_fibers() == 0);
+  duet::test::run_checked_on_fibers(any_backend(), std::move(body));
 }
 
 struct StreamPair {
