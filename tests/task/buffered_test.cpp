@@ -177,6 +177,11 @@ Task<void> stop_after(EventLoop& loop, std::stop_source& stop, std::chrono::mill
   stop.request_stop();
 }
 
+Task<void> write_after(EventLoop& loop, Pair& p, std::string_view bytes, std::chrono::milliseconds delay) {
+  co_await duet::sleep_for(loop, delay);
+  p.write(bytes);
+}
+
 Task<std::error_code> read_line_error(BufferedReader<TcpStream>& reader, std::stop_token token) {
   co_return (co_await reader.read_line(64, std::move(token))).error();
 }
@@ -225,6 +230,34 @@ TEST_CASE("read_some returns what is buffered, else one receive, so the rest can
     char buf[8];
     auto n = co_await reader.stream().recv(buf);  // the buffer is empty: raw reads see the rest
     CHECK(std::string_view(buf, *n) == "raw");
+  });
+}
+
+Task<std::error_code> read_some_error(BufferedReader<TcpStream>& reader, std::stop_token token) {
+  co_return (co_await reader.read_some(std::move(token))).error();
+}
+
+Task<std::string> read_some_copy(BufferedReader<TcpStream>& reader) {
+  auto r = co_await reader.read_some();
+  co_return r ? std::string(*r) : r.error().message();
+}
+
+TEST_CASE("read_some on an empty buffer waits for one receive; a stop cancels it and EOF ends it") {
+  on_each_backend([](EventLoop& loop, Pair& p) -> Task<void> {
+    BufferedReader reader(p.near);
+    std::stop_source stop;
+    auto [error, stopped] = co_await duet::when_all(read_some_error(reader, stop.get_token()), stop_after(loop, stop, 5ms));
+    CHECK(error == std::errc::operation_canceled);
+    CHECK(reader.buffered().empty());
+    auto at_once = reader.read_some(stop.get_token());  // already stopped: fails without waiting
+    CHECK(at_once.await_ready());
+    CHECK((co_await at_once).error() == std::errc::operation_canceled);
+    auto [bytes, sent] = co_await duet::when_all(read_some_copy(reader), write_after(loop, p, "late", 5ms));
+    CHECK(bytes == "late");
+    CHECK(reader.buffered().empty());  // read_some consumed what it returned
+    p.far.close();
+    auto end = co_await reader.read_some();
+    CHECK(end.eof());
   });
 }
 

@@ -58,6 +58,7 @@
 #include "duet/io/detail/buffered_core.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/task/detail/buffered_awaiter.hpp"
+#include "duet/task/detail/recv_some_awaiter.hpp"
 #include "duet/task/task.hpp"
 #include "duet/task/with_timeout.hpp"
 #include "duet/tls/detail/deadline.hpp"
@@ -111,8 +112,18 @@ class BufferedReader {
   Awaiter peek(std::size_t n, Timeout timeout, std::stop_token token = {}) {
     return read(detail::ReadRequest::peek(n), timeout, std::move(token));
   }
-  Awaiter read_some(std::stop_token token = {}) {
-    return read(detail::ReadRequest::some(), Timeout{0}, std::move(token));
+  // Without a timeout over a plain socket (the echo server's loop): one recv
+  // awaited in place, no Task (task/detail/recv_some_awaiter.hpp).
+  auto read_some(std::stop_token token = {}) {
+    if constexpr (detail::RecvTakesTimeout<Stream>) {
+      return read(detail::ReadRequest::some(), Timeout{0}, std::move(token));
+    } else {
+      using Some = detail::RecvSomeAwaiter<Stream>;
+      if (token.stop_requested()) return Some(std::make_error_code(std::errc::operation_canceled));
+      detail::ReadRequest request = detail::ReadRequest::some();
+      if (auto done = buffer_.try_complete(request)) return Some(*done);
+      return Some(*stream_, buffer_, std::move(token));
+    }
   }
   Awaiter read_some(Timeout timeout, std::stop_token token = {}) {
     return read(detail::ReadRequest::some(), timeout, std::move(token));
