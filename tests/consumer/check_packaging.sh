@@ -61,6 +61,20 @@ cmake --build "$scratch/cmake" >/dev/null
 LD_LIBRARY_PATH="$lib_dir" "$scratch/cmake/consumer"
 "$scratch/cmake/consumer_static"
 echo "packaging: CMake find_package(duet) consumer (duet::duet, duet::duet_static) OK"
+# The version file: 0.x promises the ABI within a minor only (0.1.0 meets a
+# request for 0.1; 0.2 and 1.0 are refused).
+version_check() {
+  mkdir -p "$scratch/cmake-version-$1"
+  printf 'cmake_minimum_required(VERSION 3.18)\nproject(v CXX)\nfind_package(duet %s CONFIG REQUIRED)\n' "$1" \
+    >"$scratch/cmake-version-$1/CMakeLists.txt"
+  cmake -S "$scratch/cmake-version-$1" -B "$scratch/cmake-version-$1/build" \
+    -DCMAKE_PREFIX_PATH="$root/usr/local" >/dev/null 2>&1
+}
+version_check 0.1 || fail "find_package(duet 0.1) refused duet 0.1.0"
+for wanted in 0.2 1.0; do
+  version_check "$wanted" && fail "find_package(duet $wanted) accepted duet 0.1.0"
+done
+echo "packaging: CMake version check refuses duet 0.2 and 1.0 OK"
 
 # 2. The main tree, KV servers included.
 meson install -C "$repo/build" --destdir "$scratch/full" --quiet
