@@ -22,6 +22,8 @@
 #include <string_view>
 #include <vector>
 
+#include "chat_room.hpp"
+
 #include <duet/io/event_loop.hpp>
 #include <duet/task/buffered.hpp>
 #include <duet/task/channel.hpp>
@@ -35,40 +37,11 @@
 
 namespace {
 
-constexpr std::size_t queue_lines = 256;  // lines waiting for one client
-constexpr std::size_t max_line = 4096;    // bytes before the '\n'
 constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per client
-using Line = std::shared_ptr<const std::string>;  // one copy, shared by every outbox
-
-struct Client {
-  explicit Client(duet::EventLoop& loop) : outbox_(loop, queue_lines) {}
-  duet::Channel<Line> outbox_;
-  std::stop_source stop_;  // ends the client's reader and writer (and its I/O)
-};
-
-class Room {
- public:
-  void join(Client& c) {
-    members_.push_back(&c);
-    if (closing_) c.stop_.request_stop();
-  }
-  void leave(Client& c) { std::erase(members_, &c); }
-  void close() {
-    closing_ = true;
-    for (Client* c : members_) c->stop_.request_stop();
-  }
-  // A stop only cancels I/O; the stopped tasks resume later, from the loop.
-  void broadcast(const Client& from, const Line& line) {
-    for (Client* peer : members_) {
-      if (peer == &from || peer->stop_.stop_requested()) continue;
-      if (!peer->outbox_.try_send(Line(line))) peer->stop_.request_stop();  // full: it stopped reading
-    }
-  }
-
- private:
-  std::vector<Client*> members_;
-  bool closing_ = false;
-};
+using chat::Line;
+using chat::max_line;
+using Client = chat::Member<duet::Channel<chat::Line>>;
+using Room = chat::Room<Client>;
 
 duet::Task<void> read_lines(Room& room, Client& me, duet::TcpStream& conn, std::stop_token stop) {
   duet::BufferedReader in(conn);
