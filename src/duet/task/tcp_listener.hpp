@@ -89,6 +89,7 @@ class TcpListener {
 
   [[nodiscard]] SocketAddress local_address() const noexcept;
   [[nodiscard]] int native_handle() const noexcept { return fd_; }
+  [[nodiscard]] EventLoop& loop() const noexcept { return *loop_; }
   [[nodiscard]] bool is_open() const noexcept { return fd_ >= 0; }
   void close() noexcept;
 
