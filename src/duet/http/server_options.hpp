@@ -18,6 +18,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <stdexcept>
 
 #include "duet/http/request_parser.hpp"
 
@@ -34,5 +35,13 @@ struct HttpServerOptions {
   std::size_t output_limit = 64 * 1024;
   bool date = true;  // a Date field on every response (RFC 9110 §6.6.1)
 };
+
+// Both voices' servers check their options with it at construction.
+inline void check_server_options(const HttpServerOptions& o) {
+  using std::chrono::milliseconds;
+  if (o.head_timeout <= milliseconds(0) || o.body_timeout <= milliseconds(0) || o.idle_timeout <= milliseconds(0) ||
+      o.send_timeout <= milliseconds(0))
+    throw std::invalid_argument("duet::http::HttpServerOptions: every timeout must be positive");
+}
 
 }  // namespace duet::http

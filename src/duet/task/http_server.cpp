@@ -28,7 +28,7 @@ constexpr int task_voice = 1;  // ServerConnection::driver's tag for this voice
 class ConnectionIo {
  public:
   virtual ~ConnectionIo() = default;
-  // One receive within the core's wait budget, its bytes given to the core.
+  // One receive within the core's wait budget, its bytes (or its failure) given to the core.
   virtual Task<IoResult<void>> receive(std::stop_token token) = 0;
   // The core's output, then core.sent().
   virtual Task<IoResult<void>> send() = 0;
@@ -42,16 +42,22 @@ class StreamIo final : public ConnectionIo {
 
   Task<IoResult<void>> receive(std::stop_token token) override {
     const auto budget = core_.wait_budget();
-    if (budget.count() == 0) co_return std::make_error_code(std::errc::timed_out);
-    if constexpr (std::is_same_v<Stream, TlsStream>) {
-      auto got = co_await stream_.recv(core_.recv_space(), budget, std::move(token));
-      if (!got) co_return got.error();
-      core_.commit(*got);
-    } else {
-      // Pooled: a connection waiting between requests holds no buffer.
-      auto got = co_await with_timeout(stream_.recv_pooled(std::move(token)), budget);
-      if (!got) co_return got.error();
-      core_.feed(got->bytes());
+    std::error_code failed = std::make_error_code(std::errc::timed_out);
+    if (budget.count() > 0) {
+      if constexpr (std::is_same_v<Stream, TlsStream>) {
+        auto got = co_await stream_.recv(core_.recv_space(), budget, std::move(token));
+        if (got) core_.commit(*got);
+        failed = got ? std::error_code() : got.error();
+      } else {
+        // Pooled: a connection waiting between requests holds no buffer.
+        auto got = co_await with_timeout(stream_.recv_pooled(std::move(token)), budget);
+        if (got) core_.feed(got->bytes());
+        failed = got ? std::error_code() : got.error();
+      }
+    }
+    if (failed) {
+      core_.receive_failed(failed);
+      co_return failed;
     }
     co_return IoResult<void>{};
   }
@@ -87,10 +93,7 @@ ConnectionIo& io_of(http::Request& request) {
 }  // namespace
 
 HttpServer::HttpServer(http::HttpServerOptions options) : options_(std::move(options)) {
-  using std::chrono::milliseconds;
-  if (options_.head_timeout <= milliseconds(0) || options_.body_timeout <= milliseconds(0) ||
-      options_.idle_timeout <= milliseconds(0) || options_.send_timeout <= milliseconds(0))
-    throw std::invalid_argument("duet::HttpServer: every timeout must be positive");
+  http::check_server_options(options_);
 }
 
 HttpServer& HttpServer::route(std::string_view method, std::string_view pattern, HttpHandler handler,
@@ -116,12 +119,8 @@ Task<void> HttpServer::run(Stream& stream, std::stop_token stop) {
       const bool idle = core.idle_wait();
       // Only the wait between requests ends at a stop: a request in progress is finished.
       std::stop_token token = idle ? stop : std::stop_token();  // named: GCC 12 destroys a temporary in co_await twice
-      auto got = co_await io.receive(std::move(token));
-      if (got) continue;
-      if (got.eof()) core.received_eof();
-      else if (got.error() == std::errc::timed_out) core.timed_out();
-      else if (idle && stop.stop_requested()) core.stop();
-      else core.failed();
+      auto got = co_await io.receive(std::move(token));  // a failure is told to the core
+      (void)got;
     } else {
       std::optional<http::Response> response;
       try {
@@ -199,11 +198,7 @@ Task<IoResult<std::string_view>> HttpBodyReader::read() {
     }
     std::stop_token none;  // named, not a braced temporary (GCC 12, see run())
     auto got = co_await io.receive(std::move(none));
-    if (!got) {
-      if (got.eof()) core.received_eof();
-      else core.failed();  // a body cut off by its timeout: the connection cannot go on
-      co_return got.error();
-    }
+    if (!got) co_return got.error();  // the core knows: the connection cannot go on
   }
 }
 

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <stdexcept>
 
+#include "duet/io/io_result.hpp"
+
 namespace duet::http::detail {
 
 namespace {
@@ -176,6 +178,13 @@ void ServerConnection::timed_out() {
   if (state_ == State::head || state_ == State::body)  // not idle, not discard: nothing to answer
     write_error_response(out_, HttpError{408, "the request took too long to arrive"});
   state_ = State::closing;
+}
+
+void ServerConnection::receive_failed(const std::error_code& error) noexcept {
+  if (error == io_errc::eof) received_eof();
+  else if (error == std::errc::timed_out) timed_out();
+  else if (error == std::errc::operation_canceled && state_ == State::idle) stop();
+  else failed();
 }
 
 void ServerConnection::failed() noexcept {

@@ -38,6 +38,7 @@
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
@@ -78,6 +79,9 @@ class ServerConnection {
   }
   void timed_out();
   void stop() noexcept { stopping_ = true; }
+  // A receive that did not bring bytes: EOF, timed_out, a stop of the idle
+  // wait (operation_canceled), or a failure; the same as the calls above.
+  void receive_failed(const std::error_code& error) noexcept;
   // The connection is unusable (a send or receive failed): it closes, even
   // under a handler still running (its response is dropped).
   void failed() noexcept;

@@ -1,0 +1,105 @@
+// duet::fiber::HttpServer — an HTTP/1.1 server in the stackful voice: each
+// connection on a fiber of its own, handlers plain functions
+// http::Response(http::Request&) that may block (fiber calls, hiredis under
+// the hooks).
+//
+// Contract
+// - The same as duet::HttpServer (task/http_server.hpp), with the same
+//   Request, Response, routes and options, and the same sans-I/O core
+//   (http/detail/server_connection.hpp): only the waiting differs. Routes
+//   first, then serve(listener, stop) on a fiber, or serve_connection() per
+//   connection (serve_shard: one server for many shards; handlers must then be
+//   safe on every shard's thread). The server must outlive what it serves.
+// - serve() returns once stop is requested and every connection's fiber has
+//   ended (connections between requests close at once, a request in
+//   progress is answered with Connection: close). A handler that throws: 500,
+//   then the connection closes. TLS: serve(listener, tls, stop), with
+//   .alpn = {"http/1.1"} in the context.
+// - A handler streams a request body with fiber::HttpBodyReader and a
+//   response with fiber::HttpResponseStream (then returns
+//   http::Response::streamed()).
+// - The scheduler's thread; serve and serve_connection on a fiber.
+//
+//   duet::fiber::HttpServer server;
+//   server.get("/", [](duet::http::Request&) { return duet::http::Response::text(200, "hello"); });
+//   server.serve(listener, stop);   // on a fiber
+#pragma once
+
+#include <functional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "duet/http/request.hpp"
+#include "duet/http/response.hpp"
+#include "duet/http/route_table.hpp"
+#include "duet/http/server_options.hpp"
+#include "duet/io/io_result.hpp"
+#include "duet/stackful/tcp_listener.hpp"
+#include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/tls_stream.hpp"
+
+namespace duet::fiber {
+
+using HttpHandler = std::function<http::Response(http::Request&)>;
+
+class HttpServer {
+ public:
+  explicit HttpServer(http::HttpServerOptions options = {});
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+
+  HttpServer& route(std::string_view method, std::string_view pattern, HttpHandler handler,
+                    http::BodyMode mode = http::BodyMode::whole);
+  HttpServer& get(std::string_view pattern, HttpHandler h) { return route("GET", pattern, std::move(h)); }
+  HttpServer& post(std::string_view pattern, HttpHandler h) { return route("POST", pattern, std::move(h)); }
+  HttpServer& put(std::string_view pattern, HttpHandler h) { return route("PUT", pattern, std::move(h)); }
+  HttpServer& del(std::string_view pattern, HttpHandler h) { return route("DELETE", pattern, std::move(h)); }
+
+  void serve(TcpListener& listener, std::stop_token stop);
+  void serve(TcpListener& listener, const TlsContext& tls, std::stop_token stop);
+  void serve_connection(TcpStream conn, std::stop_token stop = {});
+  void serve_connection(TlsStream conn, std::stop_token stop = {});
+
+  [[nodiscard]] const http::HttpServerOptions& options() const noexcept { return options_; }
+
+ private:
+  template <typename Stream>
+  void run(Stream& stream, const std::stop_token& stop);
+  void serve_tls(TcpStream conn, const TlsContext& tls, const std::stop_token& stop);
+  void accept_all(TcpListener& listener, const TlsContext* tls, const std::stop_token& stop);
+
+  http::HttpServerOptions options_;
+  http::RouteTable routes_;
+  std::vector<HttpHandler> handlers_;
+};
+
+// A streamed request body (a route added with http::BodyMode::stream).
+//   duet::fiber::HttpBodyReader body(req);
+//   while (auto piece = body.read()) { if (piece->empty()) break; sink(*piece); }
+class HttpBodyReader {
+ public:
+  explicit HttpBodyReader(http::Request& request);
+  // As duet::HttpBodyReader::read: a view valid until the next read, empty at the end.
+  [[nodiscard]] IoResult<std::string_view> read();
+
+ private:
+  http::Request* request_;
+};
+
+// A response sent in pieces, as duet::HttpResponseStream.
+class HttpResponseStream {
+ public:
+  using Headers = std::vector<std::pair<std::string, std::string>>;
+  explicit HttpResponseStream(http::Request& request);
+  IoResult<void> start(int status, const Headers& headers = {});
+  IoResult<void> write(std::string_view data);
+  IoResult<void> finish();
+
+ private:
+  http::Request* request_;
+};
+
+}  // namespace duet::fiber
