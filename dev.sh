@@ -16,6 +16,8 @@ PACKAGES=(
   qemu-user g++-aarch64-linux-gnu  # the AArch64 context switch is tested under qemu-user
   python3-redis  # tests/kv/clients: redis-py, the Python client users run
   cmake  # tests/consumer: a CMake project finds the installed duet (find_package)
+  curl python3-websockets  # tests/examples: the HTTP and WebSocket examples with the clients users run
+  wrk nginx-light  # bench/http: the load generator and the nginx baseline
 )
 # node-redis and ioredis come from npm (tests/kv/clients/package-lock.json);
 # Node.js itself from Debian unless the machine already has node and npm.

@@ -70,7 +70,7 @@ ServerStep ServerConnection::parse_step() {
         finish_request(true);
         break;
       }
-      if (match_.status != 0) {  // answered by the connection itself (404, 405)
+      if (match_.status != 0) {  // answered by the connection itself (404, 405), bodyless
         finish_request(true);
         break;
       }
@@ -94,6 +94,7 @@ void ServerConnection::on_head() {
     head_store_.assign(parser_.head_bytes());
     parser_.relocate_head(head_store_.data());
   }
+  if (head.body != BodyKind::none) deadline_ = Clock::now() + options_.body_timeout;
   match_ = routes_.match(head.method, head.path, params_);
   if (match_.status == 404) return reject(404, "no route for this path");
   if (match_.status == 405) return reject(405, "method not allowed here", match_.allow);
@@ -104,14 +105,14 @@ void ServerConnection::on_head() {
   request_.connection_ = this;
   request_.body_ = {};
   if (head.body != BodyKind::none && head.expect_continue) write_continue(out_);
-  if (head.body != BodyKind::none) deadline_ = Clock::now() + options_.body_timeout;
   if (head.body != BodyKind::none) state_ = match_.mode == BodyMode::stream ? State::handle : State::body;
   // else: message_end follows at once, and then the handler
 }
 
 // A request the connection answers itself: a parse error (the connection
-// closes), or a route it has not (404/405: kept alive if there is no body
-// to skip, since the body is never read).
+// closes), or a route it has not (404/405: kept alive, a body read and
+// dropped to reach the next request; but a client waiting for 100 Continue
+// would never send it: that connection closes).
 void ServerConnection::reject(int status, std::string_view detail, std::string_view allow) {
   if (status != 404 && status != 405) {
     write_error_response(out_, HttpError{status, detail});
@@ -124,9 +125,10 @@ void ServerConnection::reject(int status, std::string_view detail, std::string_v
   if (!allow.empty()) w.header("Allow", allow);
   w.header("Content-Type", "text/plain");
   if (options_.date) w.date(std::time(nullptr));
-  if (head.body != BodyKind::none) w.close_connection();
+  if (head.expect_continue || stopping_ || stop_.stop_requested()) w.close_connection();
   w.body(std::string(detail) + "\n");
   if (!w.keep_alive()) state_ = State::closing;
+  else if (head.body != BodyKind::none) state_ = State::discard;  // message_end then finishes it
 }
 
 std::chrono::nanoseconds ServerConnection::wait_budget() const noexcept {
