@@ -1,5 +1,6 @@
 // The flags of the HTTP and WebSocket examples, validated: --port N (0-65535;
-// 0 picks a free port), --backend io_uring|epoll, --threads N (1-256). Any
+// 0 picks a free port), --backend io_uring|epoll, --threads N (1-256), and for
+// the web examples --kv-port N (the KV server on 127.0.0.1). Any
 // other argument, a missing value or a bad one prints the usage and exits
 // with status 2 (what a command-line tool does), never a silent default.
 //
@@ -22,10 +23,11 @@ struct ServerFlags {
   std::uint16_t port = 0;
   duet::Backend backend = duet::Backend::io_uring;
   std::size_t threads = 1;
+  std::uint16_t kv_port = 6379;
 };
 
 [[noreturn]] inline void usage(const char* program, std::string_view problem) {
-  std::fprintf(stderr, "%s: %.*s\nusage: %s [--port N] [--backend io_uring|epoll] [--threads N]\n", program,
+  std::fprintf(stderr, "%s: %.*s\nusage: %s [--port N] [--backend io_uring|epoll] [--threads N] [--kv-port N]\n", program,
                static_cast<int>(problem.size()), problem.data(), program);
   std::exit(2);
 }
@@ -52,6 +54,8 @@ inline ServerFlags parse_server_flags(int argc, char** argv, std::uint16_t defau
       // (The simulator has no real sockets: not for a server on a port.)
       if (!backend || *backend == duet::Backend::sim) usage(program, "unknown backend " + std::string(value));
       flags.backend = *backend;
+    } else if (flag == "--kv-port") {
+      flags.kv_port = static_cast<std::uint16_t>(number_flag(program, value, 1, 65535));
     } else if (flag == "--threads") {
       flags.threads = number_flag(program, value, 1, 256);
     } else {
