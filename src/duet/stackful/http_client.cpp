@@ -1,0 +1,83 @@
+// fiber::HttpClient: the waiting around http::detail::ClientExchange. The
+// request's timeout becomes a deadline; each blocking call gets what is left
+// of it (the calls' own timeout overloads: no extra fiber per request).
+#include "duet/stackful/http_client.hpp"
+
+#include <chrono>
+#include <utility>
+#include <variant>
+
+namespace duet::fiber {
+
+using http::detail::ClientExchange;
+using Step = ClientExchange::Step;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// What is left until the deadline (none: 0, which the calls read as "no
+// timeout"); timed_out once it has passed.
+struct Deadline {
+  Clock::time_point at;
+  bool set;
+  bool passed() const noexcept { return set && Clock::now() >= at; }
+  TcpStream::Timeout left() const noexcept {
+    if (!set) return TcpStream::Timeout{0};
+    auto d = std::chrono::duration_cast<TcpStream::Timeout>(at - Clock::now());
+    return d.count() > 0 ? d : TcpStream::Timeout{1};
+  }
+};
+
+// Sends the request and reads the answer on one connection.
+Step exchange(TcpStream& conn, ClientExchange& ex, const Deadline& deadline, const std::stop_token& token) {
+  auto sent = conn.send_all(ex.request_bytes(), deadline.left(), token);
+  Step step = ex.on_sent(sent.error());
+  while (step == Step::more) {
+    auto n = conn.recv(ex.prepare(), deadline.left(), token);
+    step = ex.on_recv(n.error(), n ? *n : 0);
+  }
+  return step;
+}
+
+}  // namespace
+
+HttpClient::HttpClient(http::ClientOptions options)
+    : options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
+
+IoResult<http::Response> HttpClient::request(std::string method, std::string url,
+                                             std::vector<http::OwnedField> headers, std::string body,
+                                             http::RequestOptions options) {
+  auto planned = http::detail::plan_request(method, url, headers, body);
+  if (auto* ec = std::get_if<std::error_code>(&planned)) return *ec;
+  const http::detail::RequestPlan& plan = std::get<http::detail::RequestPlan>(planned);
+  const Deadline deadline{Clock::now() + options.timeout, options.timeout.count() > 0};
+  for (int attempt = 0;; ++attempt) {
+    // The retry takes a fresh connection: the pool's others may be as stale.
+    std::optional<TcpStream> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
+    const bool reused = conn.has_value();
+    if (!reused) {
+      auto c = TcpStream::connect(plan.host, plan.port, deadline.left(), options.stop);
+      if (!c) return deadline.passed() ? std::make_error_code(std::errc::timed_out) : c.error();
+      conn = std::move(*c);
+    }
+    ClientExchange ex(plan, options_.limits, reused);
+    Step step = exchange(*conn, ex, deadline, options.stop);
+    if (step == Step::retry) continue;
+    if (step == Step::failed) return ex.error();
+    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn));
+    return ex.take_response();
+  }
+}
+
+IoResult<http::Response> HttpClient::get(std::string url, http::RequestOptions options) {
+  return request("GET", std::move(url), {}, {}, std::move(options));
+}
+
+IoResult<http::Response> HttpClient::post(std::string url, std::string body, std::string content_type,
+                                          http::RequestOptions options) {
+  std::vector<http::OwnedField> headers{{"Content-Type", std::move(content_type)}};
+  return request("POST", std::move(url), std::move(headers), std::move(body), std::move(options));
+}
+
+}  // namespace duet::fiber

@@ -1,0 +1,67 @@
+// duet::HttpClient — an HTTP/1.1 client for the stackless voice: request(),
+// get(), post() as Tasks giving IoResult<http::Response>.
+//
+// Contract
+// - The protocol is written once in http/detail/client_core.hpp (request
+//   serialising, response framing, reuse and retry rules) and shared with
+//   duet::fiber::HttpClient; this class only connects, sends, receives.
+// - Owns a small pool of idle keep-alive connections per host:port
+//   (http::ClientOptions bounds it); a pooled connection found closed when
+//   reused is retried once on a fresh one, for idempotent methods only.
+// - request(method, url, headers, body, options): url "http://host[:port]/..."
+//   (host names resolved by TcpStream::connect(loop, host, port)); body sent
+//   with Content-Length. options.timeout bounds the whole request
+//   (std::errc::timed_out), options.stop cancels it (operation_canceled).
+//   Errors: see client_core.hpp (invalid_argument, protocol_not_supported for
+//   https:// - TLS is not done yet, bad_message, message_size, eof, ...).
+// - Every argument is taken by value: the Task is lazy and may be awaited
+//   (or put under when_all) after the caller's strings are gone.
+// - The loop's thread only; the client must outlive its requests' Tasks.
+//   Several requests may run at once (each takes its own connection).
+//
+//   duet::HttpClient client(loop);
+//   auto r = co_await client.get("http://127.0.0.1:8080/hello");
+//   if (r && r->status == 200) use(r->body);
+//   auto p = co_await client.post("http://127.0.0.1:8080/echo", "data", "text/plain");
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "duet/http/client_options.hpp"
+#include "duet/http/detail/client_core.hpp"
+#include "duet/http/detail/idle_pool.hpp"
+#include "duet/http/response.hpp"
+#include "duet/io/event_loop.hpp"
+#include "duet/io/io_result.hpp"
+#include "duet/task/task.hpp"
+#include "duet/task/tcp_stream.hpp"
+
+namespace duet {
+
+class HttpClient {
+ public:
+  explicit HttpClient(EventLoop& loop, http::ClientOptions options = {});
+  HttpClient(const HttpClient&) = delete;
+  HttpClient& operator=(const HttpClient&) = delete;
+
+  [[nodiscard]] Task<IoResult<http::Response>> request(std::string method, std::string url,
+                                                       std::vector<http::OwnedField> headers = {},
+                                                       std::string body = {}, http::RequestOptions options = {});
+  [[nodiscard]] Task<IoResult<http::Response>> get(std::string url, http::RequestOptions options = {});
+  [[nodiscard]] Task<IoResult<http::Response>> post(std::string url, std::string body, std::string content_type,
+                                                    http::RequestOptions options = {});
+
+  // Idle connections now in the pool.
+  [[nodiscard]] std::size_t idle_connections() const noexcept { return pool_.size(); }
+
+ private:
+  Task<IoResult<http::Response>> run(http::detail::RequestPlan plan, std::stop_token token);
+
+  EventLoop& loop_;
+  http::ClientOptions options_;
+  http::detail::IdlePool<TcpStream> pool_;
+};
+
+}  // namespace duet
