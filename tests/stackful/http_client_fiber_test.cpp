@@ -18,6 +18,9 @@
 #include "support/on_fibers.hpp"
 #include "support/python_http_server.hpp"
 #include "support/refusing_port.hpp"
+#include "duet/tls/tls_context.hpp"
+#include "duet/tls/tls_error.hpp"
+#include "tls/tls_certs.hpp"
 
 namespace {
 
@@ -146,18 +149,53 @@ TEST_CASE("fiber client: three requests on three fibers run at once; when_any ta
   });
 }
 
-TEST_CASE("fiber client: bad URLs, https, header injection and a refused port are errors",
+TEST_CASE("fiber client: bad URLs, header injection and a refused port are errors",
           "[http][client][fiber]") {
   on_each_backend([](HttpClient& client, HttpTestServer& server) {
     CHECK(client.get("ftp://127.0.0.1/").error() == std::errc::invalid_argument);
     CHECK(client.get("http://127.0.0.1:0/").error() == std::errc::invalid_argument);
-    CHECK(client.get("https://127.0.0.1/").error() == std::errc::protocol_not_supported);
     CHECK(client.request("GET", server.url("/"), {{"X", "a\nb"}}).error() == std::errc::invalid_argument);
     duet::test::RefusingPort refused;
     auto none = client.get("http://127.0.0.1:" + std::to_string(refused.addr.port()) + "/");
     CHECK(none.error() == std::errc::connection_refused);
     CHECK(server.accepts() == 0);
   });
+}
+
+TEST_CASE("fiber client: https:// checks the certificate, reuses the TLS connection, refuses an untrusted CA",
+          "[http][client][fiber][tls]") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  const auto& certs = duet::test::tls_certs();
+  duet::TlsContext server_ctx(certs.server());
+  duet::TlsContext trusting(certs.client());
+  duet::TlsContext system_only(duet::TlsOptions{});
+  HttpTestServer server(backend, &server_ctx);
+  // OpenSSL's handshake wants a deeper stack than the default 64 KiB.
+  bool ok = duet::test::on_fibers(backend, [&] {
+    duet::http::ClientOptions options;
+    options.tls = &trusting;
+    HttpClient client(options);
+    auto first = client.get(server.https_url("127.0.0.1", "/fixed"));
+    REQUIRE(first);
+    CHECK(first->body == "hello");
+    auto chunked = client.get(server.https_url("127.0.0.1", "/chunked"));
+    REQUIRE(chunked);
+    CHECK(chunked->body == "hello world");
+    std::string big(100'000, 'f');
+    auto echo = client.post(server.https_url("127.0.0.1", "/echo"), big, "text/plain");
+    REQUIRE(echo);
+    CHECK(echo->body == big);
+    CHECK(server.accepts() == 1);
+
+    duet::http::ClientOptions strict;
+    strict.tls = &system_only;
+    HttpClient stranger(strict);
+    auto refused = stranger.get(server.https_url("127.0.0.1", "/fixed"));
+    CHECK(refused.error() == duet::tls_errc::certificate_verify_failed);
+    return true;
+  }, 256 * 1024);
+  CHECK(ok);
 }
 
 TEST_CASE("fiber client: reads a file from Python's http.server (HTTP/1.0)", "[http][client][fiber][python]") {

@@ -9,7 +9,8 @@
 // /head-info (Content-Length 5, no body for HEAD), /stale (keep-alive
 // promised, then closed), /stall (never answers), /slow?N (answers "slow-N"
 // after N ms), /interim (100 Continue, then "after"), /quit (stops it). Every
-// answer carries X-Method. accepts() counts connections.
+// answer carries X-Method. accepts() counts connections. Given a server
+// TlsContext it also serves the same paths over TLS on tls_port() (https_url()).
 //
 //   duet::test::HttpTestServer server(Backend::epoll);
 //   auto r = co_await client.get(server.url("/fixed"));
@@ -27,6 +28,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "duet/http/request_parser.hpp"
 #include "duet/io/event_loop.hpp"
@@ -35,6 +38,9 @@
 #include "duet/task/task_scope.hpp"
 #include "duet/task/tcp_listener.hpp"
 #include "duet/task/tcp_stream.hpp"
+#include "duet/task/tls_stream.hpp"
+#include "duet/task/when_all.hpp"
+#include "duet/tls/tls_context.hpp"
 
 namespace duet::test {
 
@@ -75,8 +81,9 @@ struct HttpServerState {
   std::atomic<int> accepts{0};
 };
 
-// Reads requests off one connection and answers them in order.
-inline Task<void> serve_http_conn(EventLoop& loop, TcpStream conn, HttpServerState& st) {
+// Reads requests off one connection (TcpStream or TlsStream) and answers them in order.
+template <typename Stream>
+Task<void> serve_http_conn(EventLoop& loop, Stream conn, HttpServerState& st) {
   http::RequestParser parser;
   std::string buf, method, target, body;
   char tmp[4096];
@@ -121,29 +128,46 @@ inline Task<void> serve_http_conn(EventLoop& loop, TcpStream conn, HttpServerSta
   }
 }
 
-inline Task<void> accept_http(EventLoop& loop, TcpListener& listener, HttpServerState& st) {
+// tls: null for plain HTTP, else the server's context (each connection in a TlsStream).
+inline Task<void> accept_http(EventLoop& loop, TcpListener& listener, HttpServerState& st, const TlsContext* tls) {
   TaskScope scope;
   for (;;) {
     auto conn = co_await listener.accept(st.stop.get_token());
     if (!conn) break;
     st.accepts.fetch_add(1);
-    scope.spawn(serve_http_conn(loop, std::move(*conn), st));
+    if (tls != nullptr) {
+      scope.spawn(serve_http_conn(loop, TlsStream(std::move(*conn), *tls), st));
+    } else {
+      scope.spawn(serve_http_conn(loop, std::move(*conn), st));
+    }
   }
   co_await scope.join();
 }
 
+inline Task<void> serve_http(EventLoop& loop, TcpListener& plain, TcpListener* secure, HttpServerState& st,
+                             const TlsContext* tls) {
+  if (secure == nullptr) {
+    co_await accept_http(loop, plain, st, nullptr);
+  } else {
+    co_await when_all(accept_http(loop, plain, st, nullptr), accept_http(loop, *secure, st, tls));
+  }
+}
+
 class HttpTestServer {
  public:
-  explicit HttpTestServer(Backend backend) {
-    std::promise<std::uint16_t> port;
-    auto got = port.get_future();
-    thread_ = std::thread([this, backend, p = std::move(port)]() mutable {
+  // tls: a server context (outliving the server) to serve HTTPS as well.
+  explicit HttpTestServer(Backend backend, const TlsContext* tls = nullptr) {
+    std::promise<std::pair<std::uint16_t, std::uint16_t>> ports;
+    auto got = ports.get_future();
+    thread_ = std::thread([this, backend, tls, p = std::move(ports)]() mutable {
       EventLoop loop(backend);
-      auto listener = TcpListener::bind(loop, *SocketAddress::parse("127.0.0.1", 0));
-      p.set_value(listener.local_address().port());
-      run_until_complete(loop, accept_http(loop, listener, state_));
+      auto plain = TcpListener::bind(loop, *SocketAddress::parse("127.0.0.1", 0));
+      TcpListener secure;
+      if (tls != nullptr) secure = TcpListener::bind(loop, *SocketAddress::parse("127.0.0.1", 0));
+      p.set_value({plain.local_address().port(), tls != nullptr ? secure.local_address().port() : std::uint16_t{0}});
+      run_until_complete(loop, serve_http(loop, plain, tls != nullptr ? &secure : nullptr, state_, tls));
     });
-    port_ = got.get();
+    std::tie(port_, tls_port_) = got.get();
   }
   HttpTestServer(const HttpTestServer&) = delete;
   HttpTestServer& operator=(const HttpTestServer&) = delete;
@@ -156,6 +180,9 @@ class HttpTestServer {
   [[nodiscard]] int accepts() const noexcept { return state_.accepts.load(); }
   [[nodiscard]] std::string url(std::string_view path) const {
     return "http://127.0.0.1:" + std::to_string(port_) + std::string(path);
+  }
+  [[nodiscard]] std::string https_url(std::string_view host, std::string_view path) const {
+    return "https://" + std::string(host) + ":" + std::to_string(tls_port_) + std::string(path);
   }
 
  private:
@@ -179,6 +206,7 @@ class HttpTestServer {
 
   HttpServerState state_;
   std::uint16_t port_ = 0;
+  std::uint16_t tls_port_ = 0;
   std::thread thread_;
 };
 

@@ -15,10 +15,13 @@
 #include "duet/task/sleep.hpp"
 #include "duet/task/when_all.hpp"
 #include "duet/task/when_any.hpp"
+#include "duet/tls/tls_context.hpp"
+#include "duet/tls/tls_error.hpp"
 #include "support/http_test_server.hpp"
 #include "support/python_http_server.hpp"
 #include "support/refusing_port.hpp"
 #include "support/run_bounded.hpp"
+#include "tls/tls_certs.hpp"
 
 namespace {
 
@@ -169,8 +172,6 @@ Task<void> first_when_any(EventLoop&, HttpClient& client, HttpTestServer& server
 Task<void> refusals(EventLoop&, HttpClient& client, HttpTestServer& server) {
   auto bad_url = co_await client.get(std::string("ftp://127.0.0.1/"));
   CHECK(bad_url.error() == std::errc::invalid_argument);
-  auto https = co_await client.get(std::string("https://127.0.0.1/"));
-  CHECK(https.error() == std::errc::protocol_not_supported);
   std::vector<duet::http::OwnedField> evil{{"X-A", "b\r\nX-Evil: 1"}};
   auto split = co_await client.request("GET", server.url("/fixed"), std::move(evil));
   CHECK(split.error() == std::errc::invalid_argument);
@@ -215,8 +216,63 @@ TEST_CASE("when_any returns the first answer and cancels the slower request", "[
   on_each_backend(first_when_any);
 }
 
-TEST_CASE("bad URLs, https, header injection and a refused port are errors, not requests", "[http][client]") {
+TEST_CASE("bad URLs, header injection and a refused port are errors, not requests", "[http][client]") {
   on_each_backend(refusals);
+}
+
+namespace {
+
+Task<void> https_checked_and_reused(EventLoop&, HttpClient& client, HttpTestServer& server) {
+  auto first = co_await client.get(server.https_url("127.0.0.1", "/fixed"));
+  REQUIRE(first);
+  CHECK(first->body == "hello");
+  std::string big(100'000, 's');
+  auto echo = co_await client.post(server.https_url("localhost", "/echo"), big, "text/plain");
+  REQUIRE(echo);
+  CHECK(echo->body == big);
+  auto chunked = co_await client.get(server.https_url("127.0.0.1", "/chunked"));
+  REQUIRE(chunked);
+  CHECK(chunked->body == "hello world");
+  // One TLS connection per host name in the URL (localhost is another pool key).
+  CHECK(server.accepts() == 2);
+  auto plain = co_await client.get(server.url("/fixed"));  // http:// to the same host never takes a TLS connection
+  REQUIRE(plain);
+  CHECK(server.accepts() == 3);
+}
+
+Task<void> https_untrusted(EventLoop&, HttpClient& client, HttpTestServer& server) {
+  auto r = co_await client.get(server.https_url("127.0.0.1", "/fixed"));
+  CHECK(r.error() == duet::tls_errc::certificate_verify_failed);
+  CHECK(client.idle_connections() == 0);
+}
+
+void on_each_backend_tls(Body body, bool trust_test_ca) {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  const auto& certs = duet::test::tls_certs();
+  duet::TlsContext server_ctx(certs.server());
+  duet::TlsContext client_ctx(trust_test_ca ? certs.client() : duet::TlsOptions{});
+  HttpTestServer server(backend, &server_ctx);
+  EventLoop loop(backend);
+  {
+    duet::http::ClientOptions options;
+    options.tls = &client_ctx;
+    HttpClient client(loop, options);
+    duet::test::run_bounded(loop, done(body(loop, client, server)), 10s);
+  }
+  loop.run_once(std::chrono::steady_clock::now());
+  CHECK(loop.in_flight() == 0);
+}
+
+}  // namespace
+
+TEST_CASE("https:// checks the server's certificate against the client's CAs and reuses the TLS connection",
+          "[http][client][tls]") {
+  on_each_backend_tls(https_checked_and_reused, true);
+}
+
+TEST_CASE("https:// to a server whose CA the client does not trust fails the handshake", "[http][client][tls]") {
+  on_each_backend_tls(https_untrusted, false);
 }
 
 namespace {

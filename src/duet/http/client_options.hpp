@@ -5,7 +5,11 @@
 // Contract
 // - ClientOptions, per client: idle keep-alive connections kept per
 //   host:port and in all (the oldest is closed past either bound; 0 turns
-//   reuse off), and the response limits (ResponseParser's).
+//   reuse off), the response limits (ResponseParser's), and for https:// a
+//   client TlsContext (tls/tls_context.hpp: its CAs check the server's
+//   certificate, and the URL's host is the name it must carry). Without one
+//   the client makes its own on first use: the system's trusted CAs, peer
+//   verification. The context must outlive the client.
 // - RequestOptions, per request: timeout covers the whole request (resolve,
 //   connect, send, the full response; 0 = none; std::errc::timed_out);
 //   stop cancels it (std::errc::operation_canceled). Either way the
@@ -24,12 +28,17 @@
 
 #include "duet/http/parse_event.hpp"
 
+namespace duet {
+class TlsContext;
+}  // namespace duet
+
 namespace duet::http {
 
 struct ClientOptions {
   std::size_t max_idle_per_host = 4;
   std::size_t max_idle_total = 32;
   ResponseLimits limits = {};
+  const TlsContext* tls = nullptr;
 };
 
 struct RequestOptions {

@@ -7,6 +7,8 @@
 #include <utility>
 #include <variant>
 
+#include "duet/tls/tls_context.hpp"
+
 namespace duet::fiber {
 
 using http::detail::ClientExchange;
@@ -29,8 +31,9 @@ struct Deadline {
   }
 };
 
-// Sends the request and reads the answer on one connection.
-Step exchange(TcpStream& conn, ClientExchange& ex, const Deadline& deadline, const std::stop_token& token) {
+// Sends the request and reads the answer on one stream (TcpStream or TlsStream).
+template <typename Stream>
+Step exchange(Stream& conn, ClientExchange& ex, const Deadline& deadline, const std::stop_token& token) {
   auto sent = conn.send_all(ex.request_bytes(), deadline.left(), token);
   Step step = ex.on_sent(sent.error());
   while (step == Step::more) {
@@ -40,7 +43,26 @@ Step exchange(TcpStream& conn, ClientExchange& ex, const Deadline& deadline, con
   return step;
 }
 
+using Connection = http::detail::ClientConnection<TcpStream, TlsStream>;
+
+IoResult<Connection> open(const http::detail::RequestPlan& plan, const TlsContext* tls, const Deadline& deadline,
+                          const std::stop_token& token) {
+  auto tcp = TcpStream::connect(plan.host, plan.port, deadline.left(), token);
+  if (!tcp) return deadline.passed() ? std::make_error_code(std::errc::timed_out) : tcp.error();
+  if (!plan.tls) return Connection(std::move(*tcp));
+  TlsStream stream(std::move(*tcp), *tls, plan.host);  // the name the certificate must carry
+  auto shaken = stream.handshake(deadline.left(), token);
+  if (!shaken) return shaken.error();
+  return Connection(std::move(stream));
+}
+
 }  // namespace
+
+const TlsContext& HttpClient::tls_context() {
+  if (options_.tls != nullptr) return *options_.tls;
+  if (!own_tls_) own_tls_ = std::make_unique<TlsContext>(TlsOptions{});  // the system's CAs, peer verification
+  return *own_tls_;
+}
 
 HttpClient::HttpClient(http::ClientOptions options)
     : options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
@@ -54,15 +76,16 @@ IoResult<http::Response> HttpClient::request(std::string method, std::string url
   const Deadline deadline{Clock::now() + options.timeout, options.timeout.count() > 0};
   for (int attempt = 0;; ++attempt) {
     // The retry takes a fresh connection: the pool's others may be as stale.
-    std::optional<TcpStream> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
+    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
     const bool reused = conn.has_value();
     if (!reused) {
-      auto c = TcpStream::connect(plan.host, plan.port, deadline.left(), options.stop);
-      if (!c) return deadline.passed() ? std::make_error_code(std::errc::timed_out) : c.error();
-      conn = std::move(*c);
+      auto opened = open(plan, plan.tls ? &tls_context() : nullptr, deadline, options.stop);
+      if (!opened) return opened.error();
+      conn.emplace(std::move(*opened));
     }
     ClientExchange ex(plan, options_.limits, reused);
-    Step step = exchange(*conn, ex, deadline, options.stop);
+    TcpStream* tcp = conn->tcp();
+    Step step = tcp ? exchange(*tcp, ex, deadline, options.stop) : exchange(*conn->tls(), ex, deadline, options.stop);
     if (step == Step::retry) continue;
     if (step == Step::failed) return ex.error();
     if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn));

@@ -12,6 +12,8 @@
 // - options.timeout bounds the whole request (each call gets what is left of
 //   it: std::errc::timed_out); options.stop cancels it (operation_canceled).
 //   Host names go through fiber::TcpStream::connect(host, port, timeout).
+//   https:// goes through fiber::TlsStream with the checks of the stackless
+//   client (ClientOptions::tls's CAs or the system's; the URL's host).
 // - Blocks the calling fiber only. The scheduler's thread; calls made on a
 //   fiber (std::logic_error otherwise, from the streams). Several fibers may
 //   use one client at once (each request takes its own connection).
@@ -23,15 +25,18 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "duet/http/client_options.hpp"
+#include "duet/http/detail/client_connection.hpp"
 #include "duet/http/detail/client_core.hpp"
 #include "duet/http/detail/idle_pool.hpp"
 #include "duet/http/response.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/stackful/tcp_stream.hpp"
+#include "duet/stackful/tls_stream.hpp"
 
 namespace duet::fiber {
 
@@ -51,8 +56,13 @@ class HttpClient {
   [[nodiscard]] std::size_t idle_connections() const noexcept { return pool_.size(); }
 
  private:
+  using Connection = http::detail::ClientConnection<TcpStream, TlsStream>;
+
+  const TlsContext& tls_context();
+
   http::ClientOptions options_;
-  http::detail::IdlePool<TcpStream> pool_;
+  http::detail::IdlePool<Connection> pool_;
+  std::unique_ptr<TlsContext> own_tls_;  // made on the first https:// request without options_.tls
 };
 
 }  // namespace duet::fiber

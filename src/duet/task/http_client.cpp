@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "duet/task/with_timeout.hpp"
+#include "duet/tls/tls_context.hpp"
 
 namespace duet {
 
@@ -55,29 +56,59 @@ Task<IoResult<http::Response>> HttpClient::post(std::string url, std::string bod
   co_return r;
 }
 
+namespace {
+
+// One request and its response over one stream (TcpStream or TlsStream).
+template <typename Stream>
+Task<Step> exchange(Stream& stream, ClientExchange& ex, std::stop_token token) {
+  auto sent = co_await stream.send_all(ex.request_bytes(), token);
+  Step step = ex.on_sent(sent.error());
+  while (step == Step::more) {
+    auto n = co_await stream.recv(ex.prepare(), token);
+    step = ex.on_recv(n.error(), n ? *n : 0);
+  }
+  co_return step;
+}
+
+}  // namespace
+
+const TlsContext& HttpClient::tls_context() {
+  if (options_.tls != nullptr) return *options_.tls;
+  if (!own_tls_) own_tls_ = std::make_unique<TlsContext>(TlsOptions{});  // the system's CAs, peer verification
+  return *own_tls_;
+}
+
+Task<IoResult<HttpClient::Connection>> HttpClient::open(const http::detail::RequestPlan& plan,
+                                                        std::stop_token token) {
+  auto tcp = co_await TcpStream::connect(loop_, plan.host, plan.port, token);
+  if (!tcp) co_return tcp.error();
+  if (!plan.tls) co_return Connection(std::move(*tcp));
+  TlsStream tls(std::move(*tcp), tls_context(), plan.host);  // the name the certificate must carry
+  auto shaken = co_await tls.handshake({}, token);
+  if (!shaken) co_return shaken.error();
+  co_return Connection(std::move(tls));
+}
+
 Task<IoResult<http::Response>> HttpClient::run(http::detail::RequestPlan plan, std::stop_token token) {
   for (int attempt = 0;; ++attempt) {
     // The retry takes a fresh connection: the pool's others may be as stale.
-    std::optional<TcpStream> pooled = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
-    const bool reused = pooled.has_value();
-    TcpStream conn;
-    if (reused) {
-      conn = std::move(*pooled);
-    } else {
-      auto c = co_await TcpStream::connect(loop_, plan.host, plan.port, token);
-      if (!c) co_return c.error();
-      conn = std::move(*c);
+    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
+    const bool reused = conn.has_value();
+    if (!reused) {
+      auto opened = co_await open(plan, token);
+      if (!opened) co_return opened.error();
+      conn.emplace(std::move(*opened));
     }
     ClientExchange ex(plan, options_.limits, reused);
-    auto sent = co_await conn.send_all(ex.request_bytes(), token);
-    Step step = ex.on_sent(sent.error());
-    while (step == Step::more) {
-      auto n = co_await conn.recv(ex.prepare(), token);
-      step = ex.on_recv(n.error(), n ? *n : 0);
+    Step step = Step::failed;
+    if (TcpStream* tcp = conn->tcp()) {
+      step = co_await exchange(*tcp, ex, token);
+    } else {
+      step = co_await exchange(*conn->tls(), ex, token);
     }
     if (step == Step::retry) continue;
     if (step == Step::failed) co_return ex.error();
-    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(conn));
+    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn));
     co_return ex.take_response();
   }
 }

@@ -12,8 +12,10 @@
 //   (host names resolved by TcpStream::connect(loop, host, port)); body sent
 //   with Content-Length. options.timeout bounds the whole request
 //   (std::errc::timed_out), options.stop cancels it (operation_canceled).
-//   Errors: see client_core.hpp (invalid_argument, protocol_not_supported for
-//   https:// - TLS is not done yet, bad_message, message_size, eof, ...).
+//   https:// goes through TlsStream: the server's certificate is checked
+//   against ClientOptions::tls's CAs (by default the system's) and must name
+//   the URL's host. Errors: see client_core.hpp (invalid_argument,
+//   bad_message, message_size, eof, ...) and tls_errc for TLS failures.
 // - Every argument is taken by value: the Task is lazy and may be awaited
 //   (or put under when_all) after the caller's strings are gone.
 // - The loop's thread only; the client must outlive its requests' Tasks.
@@ -26,10 +28,12 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "duet/http/client_options.hpp"
+#include "duet/http/detail/client_connection.hpp"
 #include "duet/http/detail/client_core.hpp"
 #include "duet/http/detail/idle_pool.hpp"
 #include "duet/http/response.hpp"
@@ -37,6 +41,7 @@
 #include "duet/io/io_result.hpp"
 #include "duet/task/task.hpp"
 #include "duet/task/tcp_stream.hpp"
+#include "duet/task/tls_stream.hpp"
 
 namespace duet {
 
@@ -57,11 +62,16 @@ class HttpClient {
   [[nodiscard]] std::size_t idle_connections() const noexcept { return pool_.size(); }
 
  private:
+  using Connection = http::detail::ClientConnection<TcpStream, TlsStream>;
+
   Task<IoResult<http::Response>> run(http::detail::RequestPlan plan, std::stop_token token);
+  Task<IoResult<Connection>> open(const http::detail::RequestPlan& plan, std::stop_token token);
+  const TlsContext& tls_context();
 
   EventLoop& loop_;
   http::ClientOptions options_;
-  http::detail::IdlePool<TcpStream> pool_;
+  http::detail::IdlePool<Connection> pool_;
+  std::unique_ptr<TlsContext> own_tls_;  // made on the first https:// request without options_.tls
 };
 
 }  // namespace duet

@@ -6,6 +6,7 @@
 #include "duet/http/request_writer.hpp"
 #include "duet/http/url.hpp"
 #include "duet/io/io_result.hpp"
+#include "duet/tls/tls_error.hpp"
 
 namespace duet::http::detail {
 
@@ -30,9 +31,8 @@ std::variant<RequestPlan, std::error_code> plan_request(std::string_view method,
                                                         std::span<const OwnedField> headers, std::string_view body) {
   std::optional<Url> u = parse_url(url);
   if (!u) return std::make_error_code(std::errc::invalid_argument);
-  if (u->tls()) return std::make_error_code(std::errc::protocol_not_supported);  // TODO: TlsStream
-  RequestPlan plan{std::string(method), u->host, u->port, u->host + ":" + std::to_string(u->port), {},
-                   idempotent_method(method)};
+  RequestPlan plan{std::string(method), u->host, u->port, u->scheme + "://" + u->host + ":" + std::to_string(u->port),
+                   {}, idempotent_method(method), u->tls()};
   try {
     RequestWriter w(plan.bytes);
     w.start(method, u->target, u->authority());
@@ -58,7 +58,8 @@ ClientExchange::Step ClientExchange::fail(std::error_code ec) noexcept {
 ClientExchange::Step ClientExchange::transport_error(std::error_code ec) noexcept {
   // A pooled connection the server closed while idle shows up as EPIPE or
   // ECONNRESET on send, or EOF / ECONNRESET before the first answer byte.
-  bool stale = ec == io_errc::eof || ec == std::errc::connection_reset || ec == std::errc::broken_pipe;
+  bool stale = ec == io_errc::eof || ec == std::errc::connection_reset || ec == std::errc::broken_pipe ||
+               ec == tls_errc::unexpected_eof;
   if (stale && reused_ && !any_byte_ && plan_->idempotent) {
     error_ = ec;
     return Step::retry;

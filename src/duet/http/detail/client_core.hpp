@@ -6,12 +6,14 @@
 // Contract
 // - plan_request() checks the URL and serialises the request (RequestWriter:
 //   CR/LF in a header is refused): std::errc::invalid_argument for a bad URL
-//   or header, std::errc::protocol_not_supported for https:// (no TLS yet).
+//   or header. An https:// plan says tls; its pool key names the scheme, so
+//   a plain and a TLS connection to one host:port never mix.
 // - ClientExchange: construct per attempt; the voice sends request_bytes()
 //   and reports the outcome to on_sent(), then receives into prepare() and
 //   reports each result to on_recv() until it returns done, failed or retry.
 //   retry means: the connection came from the pool, died before any byte of
-//   the answer, and the method is idempotent (RFC 9110 §9.2.2): take a fresh
+//   the answer (EOF, a reset, EPIPE, a TLS close without close_notify), and
+//   the method is idempotent (RFC 9110 §9.2.2): take a fresh
 //   connection and try once more. Interim 1xx responses are skipped.
 // - Errors (error()): std::errc::bad_message for a malformed response,
 //   std::errc::message_size past a limit, io_errc::eof for a close that cuts
@@ -45,9 +47,10 @@ struct RequestPlan {
   std::string method;
   std::string host;       // for the resolver
   std::uint16_t port = 80;
-  std::string pool_key;   // "host:port"
+  std::string pool_key;   // "http://host:port" or "https://host:port"
   std::string bytes;      // the whole request
   bool idempotent = false;
+  bool tls = false;       // https: the voice wraps the connection in its TlsStream
 };
 
 [[nodiscard]] std::variant<RequestPlan, std::error_code> plan_request(std::string_view method, std::string_view url,
