@@ -64,7 +64,7 @@ TEST_CASE("fiber client: chunked with trailers, close-delimited, POST, HEAD and 
     REQUIRE(chunked);
     CHECK(chunked->body == "hello world");
     REQUIRE(chunked->trailers.size() == 1);
-    CHECK(chunked->trailers[0].value == "1");
+    CHECK(chunked->trailers[0].second == "1");
     std::string big(150'000, 'y');
     big[77'777] = 'z';
     auto echo = client.post(server.url("/echo"), big, "application/octet-stream");

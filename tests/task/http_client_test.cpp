@@ -30,7 +30,7 @@ using duet::EventLoop;
 using duet::HttpClient;
 using duet::IoResult;
 using duet::Task;
-using duet::http::Response;
+using duet::http::ClientResponse;
 using duet::test::HttpTestServer;
 using namespace std::chrono_literals;
 
@@ -74,7 +74,7 @@ Task<void> chunked_with_trailers(EventLoop&, HttpClient& client, HttpTestServer&
   REQUIRE(r);
   CHECK(r->body == "hello world");
   REQUIRE(r->trailers.size() == 1);
-  CHECK(r->trailers[0].name == "X-Check");
+  CHECK(r->trailers[0].first == "X-Check");
   CHECK(client.idle_connections() == 1);
 }
 
@@ -276,7 +276,7 @@ TEST_CASE("https:// to a server whose CA the client does not trust fails the han
 }
 
 namespace {
-Task<IoResult<Response>> fetch(HttpClient& client, std::string url) {
+Task<IoResult<ClientResponse>> fetch(HttpClient& client, std::string url) {
   auto r = co_await client.get(std::move(url));
   co_return r;
 }

@@ -67,7 +67,7 @@ const TlsContext& HttpClient::tls_context() {
 HttpClient::HttpClient(http::ClientOptions options)
     : options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
 
-IoResult<http::Response> HttpClient::request(std::string method, std::string url,
+IoResult<http::ClientResponse> HttpClient::request(std::string method, std::string url,
                                              std::vector<http::OwnedField> headers, std::string body,
                                              http::RequestOptions options) {
   auto planned = http::detail::plan_request(method, url, headers, body);
@@ -93,11 +93,11 @@ IoResult<http::Response> HttpClient::request(std::string method, std::string url
   }
 }
 
-IoResult<http::Response> HttpClient::get(std::string url, http::RequestOptions options) {
+IoResult<http::ClientResponse> HttpClient::get(std::string url, http::RequestOptions options) {
   return request("GET", std::move(url), {}, {}, std::move(options));
 }
 
-IoResult<http::Response> HttpClient::post(std::string url, std::string body, std::string content_type,
+IoResult<http::ClientResponse> HttpClient::post(std::string url, std::string body, std::string content_type,
                                           http::RequestOptions options) {
   std::vector<http::OwnedField> headers{{"Content-Type", std::move(content_type)}};
   return request("POST", std::move(url), std::move(headers), std::move(body), std::move(options));

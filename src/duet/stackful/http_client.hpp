@@ -1,6 +1,6 @@
 // duet::fiber::HttpClient — an HTTP/1.1 client for the stackful voice:
 // request(), get(), post() as plain blocking calls on a fiber, giving
-// IoResult<http::Response>.
+// IoResult<http::ClientResponse>.
 //
 // Contract
 // - The same API and semantics as the stackless duet::HttpClient
@@ -33,7 +33,7 @@
 #include "duet/http/detail/client_connection.hpp"
 #include "duet/http/detail/client_core.hpp"
 #include "duet/http/detail/idle_pool.hpp"
-#include "duet/http/response.hpp"
+#include "duet/http/client_response.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/tls_stream.hpp"
@@ -46,10 +46,10 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  IoResult<http::Response> request(std::string method, std::string url, std::vector<http::OwnedField> headers = {},
+  IoResult<http::ClientResponse> request(std::string method, std::string url, std::vector<http::OwnedField> headers = {},
                                    std::string body = {}, http::RequestOptions options = {});
-  IoResult<http::Response> get(std::string url, http::RequestOptions options = {});
-  IoResult<http::Response> post(std::string url, std::string body, std::string content_type,
+  IoResult<http::ClientResponse> get(std::string url, http::RequestOptions options = {});
+  IoResult<http::ClientResponse> post(std::string url, std::string body, std::string content_type,
                                 http::RequestOptions options = {});
 
   // Idle connections now in the pool.

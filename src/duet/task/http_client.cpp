@@ -27,7 +27,7 @@ struct StopLink {
 
 }  // namespace
 
-Task<IoResult<http::Response>> HttpClient::request(std::string method, std::string url,
+Task<IoResult<http::ClientResponse>> HttpClient::request(std::string method, std::string url,
                                                    std::vector<http::OwnedField> headers, std::string body,
                                                    http::RequestOptions options) {
   auto planned = http::detail::plan_request(method, url, headers, body);
@@ -44,12 +44,12 @@ Task<IoResult<http::Response>> HttpClient::request(std::string method, std::stri
   co_return std::move(*r);
 }
 
-Task<IoResult<http::Response>> HttpClient::get(std::string url, http::RequestOptions options) {
+Task<IoResult<http::ClientResponse>> HttpClient::get(std::string url, http::RequestOptions options) {
   auto r = co_await request("GET", std::move(url), {}, {}, std::move(options));
   co_return r;
 }
 
-Task<IoResult<http::Response>> HttpClient::post(std::string url, std::string body, std::string content_type,
+Task<IoResult<http::ClientResponse>> HttpClient::post(std::string url, std::string body, std::string content_type,
                                                 http::RequestOptions options) {
   std::vector<http::OwnedField> headers{{"Content-Type", std::move(content_type)}};
   auto r = co_await request("POST", std::move(url), std::move(headers), std::move(body), std::move(options));
@@ -89,7 +89,7 @@ Task<IoResult<HttpClient::Connection>> HttpClient::open(const http::detail::Requ
   co_return Connection(std::move(tls));
 }
 
-Task<IoResult<http::Response>> HttpClient::run(http::detail::RequestPlan plan, std::stop_token token) {
+Task<IoResult<http::ClientResponse>> HttpClient::run(http::detail::RequestPlan plan, std::stop_token token) {
   for (int attempt = 0;; ++attempt) {
     // The retry takes a fresh connection: the pool's others may be as stale.
     std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;

@@ -1,5 +1,5 @@
 // duet::HttpClient — an HTTP/1.1 client for the stackless voice: request(),
-// get(), post() as Tasks giving IoResult<http::Response>.
+// get(), post() as Tasks giving IoResult<http::ClientResponse>.
 //
 // Contract
 // - The protocol is written once in http/detail/client_core.hpp (request
@@ -36,7 +36,7 @@
 #include "duet/http/detail/client_connection.hpp"
 #include "duet/http/detail/client_core.hpp"
 #include "duet/http/detail/idle_pool.hpp"
-#include "duet/http/response.hpp"
+#include "duet/http/client_response.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/task/task.hpp"
@@ -51,11 +51,11 @@ class HttpClient {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  [[nodiscard]] Task<IoResult<http::Response>> request(std::string method, std::string url,
+  [[nodiscard]] Task<IoResult<http::ClientResponse>> request(std::string method, std::string url,
                                                        std::vector<http::OwnedField> headers = {},
                                                        std::string body = {}, http::RequestOptions options = {});
-  [[nodiscard]] Task<IoResult<http::Response>> get(std::string url, http::RequestOptions options = {});
-  [[nodiscard]] Task<IoResult<http::Response>> post(std::string url, std::string body, std::string content_type,
+  [[nodiscard]] Task<IoResult<http::ClientResponse>> get(std::string url, http::RequestOptions options = {});
+  [[nodiscard]] Task<IoResult<http::ClientResponse>> post(std::string url, std::string body, std::string content_type,
                                                     http::RequestOptions options = {});
 
   // Idle connections now in the pool.
@@ -64,7 +64,7 @@ class HttpClient {
  private:
   using Connection = http::detail::ClientConnection<TcpStream, TlsStream>;
 
-  Task<IoResult<http::Response>> run(http::detail::RequestPlan plan, std::stop_token token);
+  Task<IoResult<http::ClientResponse>> run(http::detail::RequestPlan plan, std::stop_token token);
   Task<IoResult<Connection>> open(const http::detail::RequestPlan& plan, std::stop_token token);
   const TlsContext& tls_context();
 

@@ -36,7 +36,7 @@ std::variant<RequestPlan, std::error_code> plan_request(std::string_view method,
   try {
     RequestWriter w(plan.bytes);
     w.start(method, u->target, u->authority());
-    for (const OwnedField& f : headers) w.header(f.name, f.value);
+    for (const OwnedField& f : headers) w.header(f.first, f.second);
     w.body(body);
   } catch (const std::invalid_argument&) {
     return std::make_error_code(std::errc::invalid_argument);

@@ -20,7 +20,7 @@
 //   the response short, else the transport's own error.
 // - keep_alive(): after done, whether the connection may go back to the pool
 //   (the response allows it and nothing unexpected followed it).
-// - One thread; owns its buffer and the Response it builds.
+// - One thread; owns its buffer and the ClientResponse it builds.
 //
 //   auto plan = plan_request("GET", "http://127.0.0.1:8080/", {}, {});
 //   ClientExchange ex(*plan, limits, reused);
@@ -38,7 +38,7 @@
 #include <vector>
 
 #include "duet/http/parse_event.hpp"
-#include "duet/http/response.hpp"
+#include "duet/http/client_response.hpp"
 #include "duet/http/response_parser.hpp"
 
 namespace duet::http::detail {
@@ -71,7 +71,7 @@ class ClientExchange {
 
   [[nodiscard]] std::error_code error() const noexcept { return error_; }
   [[nodiscard]] bool keep_alive() const noexcept { return keep_alive_; }
-  [[nodiscard]] Response take_response() noexcept { return std::move(response_); }
+  [[nodiscard]] ClientResponse take_response() noexcept { return std::move(response_); }
 
  private:
   Step fail(std::error_code ec) noexcept;
@@ -87,7 +87,7 @@ class ClientExchange {
   bool any_byte_ = false;
   bool interim_ = false;
   bool keep_alive_ = false;
-  Response response_;
+  ClientResponse response_;
   std::error_code error_;
 };
 
