@@ -3,7 +3,6 @@
 // refusals shared with the request side, limits, interim responses; each
 // table row fed whole, byte by byte and at seeded random split points.
 #include <catch2/catch.hpp>
-
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -133,7 +132,8 @@ TEST_CASE("the response parser frames each kind of body as RFC 9112 6.3 says", "
        "100 Continue|1.1|ka|none|H0|B|T;200 OK|1.1|ka|length|H1|Bok|T;"},
       {"101 ends the connection's HTTP", "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\n\r\n",
        "101 Switching Protocols|1.1|close|none|H1|B|T;"},
-      {"HTTP/1.0 closes by default", "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx", "200 OK|1.0|close|length|H1|Bx|T;"},
+      {"HTTP/1.0 closes by default", "HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\nx",
+       "200 OK|1.0|close|length|H1|Bx|T;"},
       {"HTTP/1.0 keep-alive", "HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\nx",
        "200 OK|1.0|ka|length|H2|Bx|T;"},
       {"Connection: close", ok + "Connection: close\r\nContent-Length: 1\r\n\r\nx", "200 OK|1.1|close|length|H2|Bx|T;"},
@@ -153,7 +153,8 @@ TEST_CASE("the response parser refuses malformed and smuggling-shaped responses"
        "E502 more than one Content-Length"},
       {"Content-Length list", ok + "Content-Length: 1, 1\r\n\r\nx", "E502 malformed Content-Length"},
       {"signed Content-Length", ok + "Content-Length: +1\r\n\r\nx", "E502 malformed Content-Length"},
-      {"chunked not last", ok + "Transfer-Encoding: chunked, gzip\r\n\r\n", "E502 chunked is not the final transfer coding"},
+      {"chunked not last", ok + "Transfer-Encoding: chunked, gzip\r\n\r\n",
+       "E502 chunked is not the final transfer coding"},
       {"gzip under chunked", ok + "Transfer-Encoding: gzip, chunked\r\n\r\n", "E502 unsupported transfer coding"},
       {"TE on HTTP/1.0", "HTTP/1.0 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
        "E502 Transfer-Encoding in an HTTP/1.0 message"},
@@ -165,8 +166,10 @@ TEST_CASE("the response parser refuses malformed and smuggling-shaped responses"
       {"control in reason", std::string("HTTP/1.1 200 O\x01K\r\n\r\n"), "E502 control character in reason phrase"},
       {"folded field", ok + "A: b\r\n c\r\n\r\n", "E502 obsolete line folding"},
       {"space before colon", ok + "A : b\r\n\r\n", "E502 whitespace between field name and colon"},
-      {"bad chunk size", ok + "Transfer-Encoding: chunked\r\n\r\nzz\r\n", "200 OK|1.1|ka|chunked|H1E502 invalid chunk size"},
-      {"chunk without CRLF", ok + "Transfer-Encoding: chunked\r\n\r\n1\r\nab", "200 OK|1.1|ka|chunked|H1E502 chunk data not followed by CRLF"},
+      {"bad chunk size", ok + "Transfer-Encoding: chunked\r\n\r\nzz\r\n",
+       "200 OK|1.1|ka|chunked|H1E502 invalid chunk size"},
+      {"chunk without CRLF", ok + "Transfer-Encoding: chunked\r\n\r\n1\r\nab",
+       "200 OK|1.1|ka|chunked|H1E502 chunk data not followed by CRLF"},
       {"closed inside a fixed body", ok + "Content-Length: 5\r\n\r\nhel",
        "200 OK|1.1|ka|length|H1E502 connection closed inside a response body", "GET", true},
       {"closed inside a chunked body", ok + "Transfer-Encoding: chunked\r\n\r\n5\r\nhel",
@@ -181,14 +184,16 @@ TEST_CASE("the response parser applies the head, field and body limits", "[http]
   limits.max_head_bytes = 64;
   limits.max_headers = 2;
   limits.max_body = 8;
-  check_rows({
-      {"head too large", ok + "X: " + std::string(60, 'a') + "\r\n\r\n", "E431 response head too large"},
-      {"too many fields", ok + "A: 1\r\nB: 2\r\nC: 3\r\n\r\n", "E431 too many header fields"},
-      {"Content-Length past max_body", ok + "Content-Length: 9\r\n\r\n", "E413 body larger than the limit"},
-      {"chunks past max_body", ok + "Transfer-Encoding: chunked\r\n\r\n5\r\n12345\r\n4\r\n",
-       "200 OK|1.1|ka|chunked|H1E413 body larger than the limit"},
-      {"a body at the limit", ok + "Content-Length: 8\r\n\r\n12345678", "200 OK|1.1|ka|length|H1|B12345678|T;"},
-  }, limits);
+  check_rows(
+      {
+          {"head too large", ok + "X: " + std::string(60, 'a') + "\r\n\r\n", "E431 response head too large"},
+          {"too many fields", ok + "A: 1\r\nB: 2\r\nC: 3\r\n\r\n", "E431 too many header fields"},
+          {"Content-Length past max_body", ok + "Content-Length: 9\r\n\r\n", "E413 body larger than the limit"},
+          {"chunks past max_body", ok + "Transfer-Encoding: chunked\r\n\r\n5\r\n12345\r\n4\r\n",
+           "200 OK|1.1|ka|chunked|H1E413 body larger than the limit"},
+          {"a body at the limit", ok + "Content-Length: 8\r\n\r\n12345678", "200 OK|1.1|ka|length|H1|B12345678|T;"},
+      },
+      limits);
 }
 
 TEST_CASE("the request writer frames a request and refuses what would split it", "[http][request_writer]") {
@@ -226,8 +231,8 @@ TEST_CASE("the request writer frames a request and refuses what would split it",
   c.chunk("");
   c.chunk(std::string(17, 'z'));
   c.end_chunked();
-  CHECK(ch == "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n11\r\n" + std::string(17, 'z') +
-                  "\r\n0\r\n\r\n");
+  CHECK(ch == "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n11\r\n" +
+                  std::string(17, 'z') + "\r\n0\r\n\r\n");
 
   struct Bad {
     const char* name;

@@ -1,7 +1,6 @@
 // duet::http::parse_url (http/url.hpp): what the clients accept as a URL,
 // table-driven: host forms, default and explicit ports, targets, refusals.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "duet/http/url.hpp"
@@ -39,10 +38,9 @@ TEST_CASE("parse_url splits http and https URLs into host, port, target and Host
     INFO(r.in);
     CHECK(describe(r.in) == r.out);
   }
-  const char* refused[] = {"ftp://h/",       "h/p",           "http:///p",         "http://:80/",
-                           "http://h:0/",    "http://h:65536/", "http://h:x/",     "http://h:/",
-                           "http://u@h/",    "http://h /",    "http://h/a b",      "http://[::1/",
-                           "http://[]/",     "http://[::1]x/", "http://h/\r\nX: y"};
+  const char* refused[] = {"ftp://h/",        "h/p",          "http:///p",  "http://:80/",    "http://h:0/",
+                           "http://h:65536/", "http://h:x/",  "http://h:/", "http://u@h/",    "http://h /",
+                           "http://h/a b",    "http://[::1/", "http://[]/", "http://[::1]x/", "http://h/\r\nX: y"};
   for (const char* r : refused) {
     INFO(r);
     CHECK(describe(r) == "refused");

@@ -4,7 +4,6 @@
 // tests/task/http_client_test.cpp, as blocking calls on fibers; fan-out by
 // three fibers joined, and fiber::when_any.
 #include <catch2/catch.hpp>
-
 #include <chrono>
 #include <stop_token>
 #include <string>
@@ -14,12 +13,12 @@
 #include "duet/stackful/sleep.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "duet/stackful/when_any.hpp"
+#include "duet/tls/tls_context.hpp"
+#include "duet/tls/tls_error.hpp"
 #include "support/http_test_server.hpp"
 #include "support/on_fibers.hpp"
 #include "support/python_http_server.hpp"
 #include "support/refusing_port.hpp"
-#include "duet/tls/tls_context.hpp"
-#include "duet/tls/tls_error.hpp"
 #include "tls/tls_certs.hpp"
 
 namespace {
@@ -84,8 +83,7 @@ TEST_CASE("fiber client: chunked with trailers, close-delimited, POST, HEAD and 
   });
 }
 
-TEST_CASE("fiber client: a stale pooled connection is retried once for GET, never for POST",
-          "[http][client][fiber]") {
+TEST_CASE("fiber client: a stale pooled connection is retried once for GET, never for POST", "[http][client][fiber]") {
   on_each_backend([](HttpClient& client, HttpTestServer& server) {
     REQUIRE(client.get(server.url("/stale")));
     duet::fiber::sleep_for(20ms);
@@ -141,7 +139,9 @@ TEST_CASE("fiber client: three requests on three fibers run at once; when_any ta
         [&](std::stop_token t) {
           return client.get(server.url("/slow?3000"), {std::chrono::milliseconds(0), t});
         },
-        [&](std::stop_token t) { return client.get(server.url("/slow?20"), {std::chrono::milliseconds(0), t}); });
+        [&](std::stop_token t) {
+          return client.get(server.url("/slow?20"), {std::chrono::milliseconds(0), t});
+        });
     REQUIRE(first.index() == 1);
     REQUIRE(std::get<1>(first));
     CHECK(std::get<1>(first)->body == "slow-20");
@@ -149,8 +149,7 @@ TEST_CASE("fiber client: three requests on three fibers run at once; when_any ta
   });
 }
 
-TEST_CASE("fiber client: bad URLs, header injection and a refused port are errors",
-          "[http][client][fiber]") {
+TEST_CASE("fiber client: bad URLs, header injection and a refused port are errors", "[http][client][fiber]") {
   on_each_backend([](HttpClient& client, HttpTestServer& server) {
     CHECK(client.get("ftp://127.0.0.1/").error() == std::errc::invalid_argument);
     CHECK(client.get("http://127.0.0.1:0/").error() == std::errc::invalid_argument);
@@ -172,29 +171,32 @@ TEST_CASE("fiber client: https:// checks the certificate, reuses the TLS connect
   duet::TlsContext system_only(duet::TlsOptions{});
   HttpTestServer server(backend, &server_ctx);
   // OpenSSL's handshake wants a deeper stack than the default 64 KiB.
-  bool ok = duet::test::on_fibers(backend, [&] {
-    duet::http::ClientOptions options;
-    options.tls = &trusting;
-    HttpClient client(options);
-    auto first = client.get(server.https_url("127.0.0.1", "/fixed"));
-    REQUIRE(first);
-    CHECK(first->body == "hello");
-    auto chunked = client.get(server.https_url("127.0.0.1", "/chunked"));
-    REQUIRE(chunked);
-    CHECK(chunked->body == "hello world");
-    std::string big(100'000, 'f');
-    auto echo = client.post(server.https_url("127.0.0.1", "/echo"), big, "text/plain");
-    REQUIRE(echo);
-    CHECK(echo->body == big);
-    CHECK(server.accepts() == 1);
+  bool ok = duet::test::on_fibers(
+      backend,
+      [&] {
+        duet::http::ClientOptions options;
+        options.tls = &trusting;
+        HttpClient client(options);
+        auto first = client.get(server.https_url("127.0.0.1", "/fixed"));
+        REQUIRE(first);
+        CHECK(first->body == "hello");
+        auto chunked = client.get(server.https_url("127.0.0.1", "/chunked"));
+        REQUIRE(chunked);
+        CHECK(chunked->body == "hello world");
+        std::string big(100'000, 'f');
+        auto echo = client.post(server.https_url("127.0.0.1", "/echo"), big, "text/plain");
+        REQUIRE(echo);
+        CHECK(echo->body == big);
+        CHECK(server.accepts() == 1);
 
-    duet::http::ClientOptions strict;
-    strict.tls = &system_only;
-    HttpClient stranger(strict);
-    auto refused = stranger.get(server.https_url("127.0.0.1", "/fixed"));
-    CHECK(refused.error() == duet::tls_errc::certificate_verify_failed);
-    return true;
-  }, 256 * 1024);
+        duet::http::ClientOptions strict;
+        strict.tls = &system_only;
+        HttpClient stranger(strict);
+        auto refused = stranger.get(server.https_url("127.0.0.1", "/fixed"));
+        CHECK(refused.error() == duet::tls_errc::certificate_verify_failed);
+        return true;
+      },
+      256 * 1024);
   CHECK(ok);
 }
 

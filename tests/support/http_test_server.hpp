@@ -60,8 +60,9 @@ inline std::string fixed_reply(std::string_view method, std::string_view body, s
 inline HttpScriptReply http_script(std::string_view method, std::string_view target, std::string_view body) {
   if (target == "/fixed") return {fixed_reply(method, "hello")};
   if (target == "/chunked")
-    return {"HTTP/1.1 200 OK\r\nX-Method: GET\r\nTransfer-Encoding: chunked\r\n\r\n"
-            "5\r\nhello\r\n6\r\n world\r\n0\r\nX-Check: 1\r\n\r\n"};
+    return {
+        "HTTP/1.1 200 OK\r\nX-Method: GET\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "5\r\nhello\r\n6\r\n world\r\n0\r\nX-Check: 1\r\n\r\n"};
   if (target == "/close") return {"HTTP/1.1 200 OK\r\nX-Method: GET\r\n\r\nuntil the close", 0, true};
   if (target == "/echo") return {fixed_reply(method, body)};
   if (target == "/head-info") return {"HTTP/1.1 200 OK\r\nX-Method: HEAD\r\nContent-Length: 5\r\n\r\n"};

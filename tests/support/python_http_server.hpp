@@ -41,8 +41,8 @@ class PythonHttpServer {
     for (const auto& [name, content] : files) std::ofstream(dir_ / name, std::ios::binary) << content;
     port_ = free_port();
     std::string port = std::to_string(port_), dir = dir_.string();
-    const char* argv[] = {"/usr/bin/python3", "-m", "http.server", "--bind", "127.0.0.1", "--directory",
-                          dir.c_str(), port.c_str(), nullptr};
+    const char* argv[] = {"/usr/bin/python3", "-m",        "http.server", "--bind", "127.0.0.1",
+                          "--directory",      dir.c_str(), port.c_str(),  nullptr};
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);

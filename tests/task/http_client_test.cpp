@@ -3,15 +3,15 @@
 // response, keep-alive reuse counted by the server's accepts, the one retry of
 // a stale pooled connection, timeouts, stop tokens, fan-out under when_all and
 // when_any, refusals; and Python's http.server, a server duet did not write.
-#include <catch2/catch.hpp>
+#include "duet/task/http_client.hpp"
 
+#include <catch2/catch.hpp>
 #include <chrono>
 #include <stop_token>
 #include <string>
 #include <variant>
 
 #include "duet/io/event_loop.hpp"
-#include "duet/task/http_client.hpp"
 #include "duet/task/sleep.hpp"
 #include "duet/task/when_all.hpp"
 #include "duet/task/when_any.hpp"
@@ -195,8 +195,7 @@ TEST_CASE("a body delimited by the close is read to the end and its connection n
   on_each_backend(close_delimited);
 }
 
-TEST_CASE("POST echoes a large body, HEAD has none, an interim 100 is skipped, on one connection",
-          "[http][client]") {
+TEST_CASE("POST echoes a large body, HEAD has none, an interim 100 is skipped, on one connection", "[http][client]") {
   on_each_backend(post_head_and_interim);
 }
 

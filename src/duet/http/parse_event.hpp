@@ -17,11 +17,11 @@
 namespace duet::http {
 
 struct RequestLimits {
-  std::size_t max_request_line = 8 * 1024;  // 414 past it (CRLF not counted)
-  std::size_t max_head_bytes = 16 * 1024;   // request line + fields + CRLFs; 431 past it (also for trailers)
-  std::size_t max_headers = 100;            // fields in a head or a trailer section; 431 past it
+  std::size_t max_request_line = 8 * 1024;      // 414 past it (CRLF not counted)
+  std::size_t max_head_bytes = 16 * 1024;       // request line + fields + CRLFs; 431 past it (also for trailers)
+  std::size_t max_headers = 100;                // fields in a head or a trailer section; 431 past it
   std::uint64_t max_body = 8ull * 1024 * 1024;  // decoded body bytes; 413 past it
-  std::size_t max_chunk_extension = 256;    // bytes after a chunk size, before its CRLF; 400 past it
+  std::size_t max_chunk_extension = 256;        // bytes after a chunk size, before its CRLF; 400 past it
 };
 
 enum class ParseEvent : std::uint8_t { need_more, head, body, message_end, error };

@@ -9,7 +9,9 @@ namespace duet::http {
 
 namespace {
 
-[[noreturn]] void refuse(const char* what) { throw std::invalid_argument(std::string("duet::http::RequestWriter: ") + what); }
+[[noreturn]] void refuse(const char* what) {
+  throw std::invalid_argument(std::string("duet::http::RequestWriter: ") + what);
+}
 
 void check_value(std::string_view value) {
   for (char c : value)

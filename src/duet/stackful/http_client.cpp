@@ -68,8 +68,8 @@ HttpClient::HttpClient(http::ClientOptions options)
     : options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
 
 IoResult<http::ClientResponse> HttpClient::request(std::string method, std::string url,
-                                             std::vector<http::OwnedField> headers, std::string body,
-                                             http::RequestOptions options) {
+                                                   std::vector<http::OwnedField> headers, std::string body,
+                                                   http::RequestOptions options) {
   auto planned = http::detail::plan_request(method, url, headers, body);
   if (auto* ec = std::get_if<std::error_code>(&planned)) return *ec;
   const http::detail::RequestPlan& plan = std::get<http::detail::RequestPlan>(planned);
@@ -98,7 +98,7 @@ IoResult<http::ClientResponse> HttpClient::get(std::string url, http::RequestOpt
 }
 
 IoResult<http::ClientResponse> HttpClient::post(std::string url, std::string body, std::string content_type,
-                                          http::RequestOptions options) {
+                                                http::RequestOptions options) {
   std::vector<http::OwnedField> headers{{"Content-Type", std::move(content_type)}};
   return request("POST", std::move(url), std::move(headers), std::move(body), std::move(options));
 }

@@ -28,8 +28,8 @@ struct StopLink {
 }  // namespace
 
 Task<IoResult<http::ClientResponse>> HttpClient::request(std::string method, std::string url,
-                                                   std::vector<http::OwnedField> headers, std::string body,
-                                                   http::RequestOptions options) {
+                                                         std::vector<http::OwnedField> headers, std::string body,
+                                                         http::RequestOptions options) {
   auto planned = http::detail::plan_request(method, url, headers, body);
   if (auto* ec = std::get_if<std::error_code>(&planned)) co_return *ec;
   http::detail::RequestPlan plan = std::get<http::detail::RequestPlan>(std::move(planned));
@@ -50,7 +50,7 @@ Task<IoResult<http::ClientResponse>> HttpClient::get(std::string url, http::Requ
 }
 
 Task<IoResult<http::ClientResponse>> HttpClient::post(std::string url, std::string body, std::string content_type,
-                                                http::RequestOptions options) {
+                                                      http::RequestOptions options) {
   std::vector<http::OwnedField> headers{{"Content-Type", std::move(content_type)}};
   auto r = co_await request("POST", std::move(url), std::move(headers), std::move(body), std::move(options));
   co_return r;
@@ -78,8 +78,7 @@ const TlsContext& HttpClient::tls_context() {
   return *own_tls_;
 }
 
-Task<IoResult<HttpClient::Connection>> HttpClient::open(const http::detail::RequestPlan& plan,
-                                                        std::stop_token token) {
+Task<IoResult<HttpClient::Connection>> HttpClient::open(const http::detail::RequestPlan& plan, std::stop_token token) {
   auto tcp = co_await TcpStream::connect(loop_, plan.host, plan.port, token);
   if (!tcp) co_return tcp.error();
   if (!plan.tls) co_return Connection(std::move(*tcp));

@@ -33,10 +33,10 @@
 #include <vector>
 
 #include "duet/http/client_options.hpp"
+#include "duet/http/client_response.hpp"
 #include "duet/http/detail/client_connection.hpp"
 #include "duet/http/detail/client_core.hpp"
 #include "duet/http/detail/idle_pool.hpp"
-#include "duet/http/client_response.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/task/task.hpp"
@@ -52,11 +52,11 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   [[nodiscard]] Task<IoResult<http::ClientResponse>> request(std::string method, std::string url,
-                                                       std::vector<http::OwnedField> headers = {},
-                                                       std::string body = {}, http::RequestOptions options = {});
+                                                             std::vector<http::OwnedField> headers = {},
+                                                             std::string body = {}, http::RequestOptions options = {});
   [[nodiscard]] Task<IoResult<http::ClientResponse>> get(std::string url, http::RequestOptions options = {});
   [[nodiscard]] Task<IoResult<http::ClientResponse>> post(std::string url, std::string body, std::string content_type,
-                                                    http::RequestOptions options = {});
+                                                          http::RequestOptions options = {});
 
   // Idle connections now in the pool.
   [[nodiscard]] std::size_t idle_connections() const noexcept { return pool_.size(); }

@@ -116,8 +116,7 @@ ParseEvent BodyDecoder::parse_chunk_line(std::string_view rest, bool& progressed
   }
   if (lf == 0 || rest[lf - 1] != '\r') return fail({400, "line not ended by CRLF"});
   std::uint64_t size = 0;
-  if (HttpError e = detail::parse_chunk_line(rest.substr(0, lf - 1), limits_.max_chunk_extension, size);
-      e.status != 0)
+  if (HttpError e = detail::parse_chunk_line(rest.substr(0, lf - 1), limits_.max_chunk_extension, size); e.status != 0)
     return fail(e);
   if (size > limits_.max_body - body_total_) return fail({413, "body larger than the limit"});
   body_total_ += size;
@@ -138,8 +137,7 @@ ParseEvent BodyDecoder::parse_trailers(std::string_view rest) {
   std::string_view section = rest.substr(0, scanner_.end());
   scanner_.reset();
   trailers_.clear();
-  if (HttpError e = parse_fields(section.substr(0, section.size() - 2), limits_.max_headers, trailers_);
-      e.status != 0)
+  if (HttpError e = parse_fields(section.substr(0, section.size() - 2), limits_.max_headers, trailers_); e.status != 0)
     return fail(e);
   consumed_ += section.size();
   state_ = State::done;

@@ -17,7 +17,8 @@
 //   max_head_bytes and max_headers (431). One thread.
 //
 //   decoder.start(BodyDecoder::Kind::chunked, 0);
-//   while ((ev = decoder.parse(buf)) == ParseEvent::body) { sink(decoder.body()); buf.remove_prefix(decoder.consumed()); }
+//   while ((ev = decoder.parse(buf)) == ParseEvent::body) { sink(decoder.body());
+//   buf.remove_prefix(decoder.consumed()); }
 #pragma once
 
 #include <cstddef>
@@ -51,8 +52,17 @@ class BodyDecoder {
   [[nodiscard]] bool ended() const noexcept { return state_ == State::done; }
 
  private:
-  enum class State : std::uint8_t { fixed, chunk_line, chunk_data, chunk_crlf, trailers, end, until_close, done,
-                                    error };
+  enum class State : std::uint8_t {
+    fixed,
+    chunk_line,
+    chunk_data,
+    chunk_crlf,
+    trailers,
+    end,
+    until_close,
+    done,
+    error
+  };
 
   ParseEvent fail(HttpError e) noexcept;
   ParseEvent parse_fixed(std::string_view in);

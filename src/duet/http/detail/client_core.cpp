@@ -31,8 +31,9 @@ std::variant<RequestPlan, std::error_code> plan_request(std::string_view method,
                                                         std::span<const OwnedField> headers, std::string_view body) {
   std::optional<Url> u = parse_url(url);
   if (!u) return std::make_error_code(std::errc::invalid_argument);
-  RequestPlan plan{std::string(method), u->host, u->port, u->scheme + "://" + u->host + ":" + std::to_string(u->port),
-                   {}, idempotent_method(method), u->tls()};
+  RequestPlan plan{
+      std::string(method),       u->host, u->port, u->scheme + "://" + u->host + ":" + std::to_string(u->port), {},
+      idempotent_method(method), u->tls()};
   try {
     RequestWriter w(plan.bytes);
     w.start(method, u->target, u->authority());
@@ -129,8 +130,8 @@ ClientExchange::Step ClientExchange::on_event(ParseEvent ev) {
       return Step::done;
     case ParseEvent::error: {
       int status = parser_.error().status;
-      return fail(std::make_error_code(status == 413 || status == 431 ? std::errc::message_size
-                                                                      : std::errc::bad_message));
+      return fail(
+          std::make_error_code(status == 413 || status == 431 ? std::errc::message_size : std::errc::bad_message));
     }
     case ParseEvent::need_more: break;
   }

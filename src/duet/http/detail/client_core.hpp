@@ -37,20 +37,20 @@
 #include <variant>
 #include <vector>
 
-#include "duet/http/parse_event.hpp"
 #include "duet/http/client_response.hpp"
+#include "duet/http/parse_event.hpp"
 #include "duet/http/response_parser.hpp"
 
 namespace duet::http::detail {
 
 struct RequestPlan {
   std::string method;
-  std::string host;       // for the resolver
+  std::string host;  // for the resolver
   std::uint16_t port = 80;
-  std::string pool_key;   // "http://host:port" or "https://host:port"
-  std::string bytes;      // the whole request
+  std::string pool_key;  // "http://host:port" or "https://host:port"
+  std::string bytes;     // the whole request
   bool idempotent = false;
-  bool tls = false;       // https: the voice wraps the connection in its TlsStream
+  bool tls = false;  // https: the voice wraps the connection in its TlsStream
 };
 
 [[nodiscard]] std::variant<RequestPlan, std::error_code> plan_request(std::string_view method, std::string_view url,

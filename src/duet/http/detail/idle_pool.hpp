@@ -27,7 +27,8 @@ namespace duet::http::detail {
 template <typename Conn>
 class IdlePool {
  public:
-  IdlePool(std::size_t max_per_key, std::size_t max_total) noexcept : max_per_key_(max_per_key), max_total_(max_total) {}
+  IdlePool(std::size_t max_per_key, std::size_t max_total) noexcept
+      : max_per_key_(max_per_key), max_total_(max_total) {}
 
   std::optional<Conn> take(std::string_view key) {
     for (std::size_t i = entries_.size(); i-- > 0;) {

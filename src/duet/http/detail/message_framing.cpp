@@ -46,8 +46,10 @@ void note_field(const HeaderField& field, MessageFraming& f) {
     f.upgrade_field = true;
   } else if (iequals(n, "expect")) {
     for_each_list_element(v, [&](std::string_view e) {
-      if (iequals(e, "100-continue")) f.expect_continue = true;
-      else f.expect_other = true;
+      if (iequals(e, "100-continue"))
+        f.expect_continue = true;
+      else
+        f.expect_other = true;
     });
   }
 }

@@ -39,7 +39,7 @@ struct MessageFraming {
   bool te_bad = false;               // not a token, or chunked with parameters
   bool te_unsupported = false;       // a coding other than chunked (we decode none)
   int hosts = 0;
-  std::string_view host;             // the last Host field's value
+  std::string_view host;  // the last Host field's value
   bool conn_close = false, conn_keep_alive = false, conn_upgrade = false;
   bool upgrade_field = false;
   bool expect_continue = false, expect_other = false;
