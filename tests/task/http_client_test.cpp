@@ -121,6 +121,15 @@ Task<void> stale_connection_retried(EventLoop& loop, HttpClient& client, HttpTes
   CHECK(server.accepts() == 2);  // the second /stale rode the retry's connection; the POST opened none
 }
 
+Task<void> idle_expired(EventLoop& loop, HttpClient& client, HttpTestServer& server) {
+  REQUIRE(co_await client.get(server.url("/fixed")));
+  co_await duet::sleep_for(loop, 120ms);  // past max_idle_time (50 ms)
+  auto r = co_await client.get(server.url("/fixed"));
+  REQUIRE(r);
+  CHECK(server.accepts() == 2);  // a fresh connection: the idle one was closed, not tried
+  CHECK(client.idle_connections() == 1);
+}
+
 Task<void> stall_times_out(EventLoop&, HttpClient& client, HttpTestServer& server) {
   duet::http::RequestOptions options;
   options.timeout = 200ms;
@@ -201,6 +210,12 @@ TEST_CASE("POST echoes a large body, HEAD has none, an interim 100 is skipped, o
 
 TEST_CASE("a pooled connection the server closed is retried once for GET, never for POST", "[http][client]") {
   on_each_backend(stale_connection_retried);
+}
+
+TEST_CASE("a connection idle past max_idle_time is closed, not reused", "[http][client]") {
+  duet::http::ClientOptions options;
+  options.max_idle_time = 50ms;
+  on_each_backend(idle_expired, options);
 }
 
 TEST_CASE("a server that stalls makes the request time out", "[http][client]") { on_each_backend(stall_times_out); }

@@ -5,7 +5,7 @@
 // Contract
 // - ClientOptions, per client: idle keep-alive connections kept per
 //   host:port and in all (the oldest is closed past either bound; 0 turns
-//   reuse off), the response limits (ResponseParser's), and for https:// a
+//   reuse off) and for how long (max_idle_time), the response limits (ResponseParser's), and for https:// a
 //   client TlsContext (tls/tls_context.hpp: its CAs check the server's
 //   certificate, and the URL's host is the name it must carry). Without one
 //   the client makes its own on first use: the system's trusted CAs, peer
@@ -37,6 +37,7 @@ namespace duet::http {
 struct ClientOptions {
   std::size_t max_idle_per_host = 4;
   std::size_t max_idle_total = 32;
+  std::chrono::milliseconds max_idle_time{30'000};  // a connection idle this long is closed, not reused
   ResponseLimits limits = {};
   const TlsContext* tls = nullptr;
 };

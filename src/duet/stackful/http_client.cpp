@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "duet/io/clock.hpp"
 #include "duet/tls/tls_context.hpp"
 
 namespace duet::fiber {
@@ -16,17 +17,16 @@ using Step = ClientExchange::Step;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
 
 // What is left until the deadline (none: 0, which the calls read as "no
 // timeout"); timed_out once it has passed.
 struct Deadline {
-  Clock::time_point at;
+  std::chrono::steady_clock::time_point at;
   bool set;
-  bool passed() const noexcept { return set && Clock::now() >= at; }
+  bool passed() const noexcept { return set && duet::now() >= at; }
   TcpStream::Timeout left() const noexcept {
     if (!set) return TcpStream::Timeout{0};
-    auto d = std::chrono::duration_cast<TcpStream::Timeout>(at - Clock::now());
+    auto d = std::chrono::duration_cast<TcpStream::Timeout>(at - duet::now());
     return d.count() > 0 ? d : TcpStream::Timeout{1};
   }
 };
@@ -65,7 +65,7 @@ const TlsContext& HttpClient::tls_context() {
 }
 
 HttpClient::HttpClient(http::ClientOptions options)
-    : options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
+    : options_(options), pool_(options.max_idle_per_host, options.max_idle_total, options.max_idle_time) {}
 
 IoResult<http::ClientResponse> HttpClient::request(std::string method, std::string url,
                                                    std::vector<http::OwnedField> headers, std::string body,
@@ -73,10 +73,10 @@ IoResult<http::ClientResponse> HttpClient::request(std::string method, std::stri
   auto planned = http::detail::plan_request(method, url, headers, body);
   if (auto* ec = std::get_if<std::error_code>(&planned)) return *ec;
   const http::detail::RequestPlan& plan = std::get<http::detail::RequestPlan>(planned);
-  const Deadline deadline{Clock::now() + options.timeout, options.timeout.count() > 0};
+  const Deadline deadline{duet::now() + options.timeout, options.timeout.count() > 0};
   for (int attempt = 0;; ++attempt) {
     // The retry takes a fresh connection: the pool's others may be as stale.
-    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
+    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key, duet::now()) : std::nullopt;
     const bool reused = conn.has_value();
     if (!reused) {
       auto opened = open(plan, plan.tls ? &tls_context() : nullptr, deadline, options.stop);
@@ -88,7 +88,7 @@ IoResult<http::ClientResponse> HttpClient::request(std::string method, std::stri
     Step step = tcp ? exchange(*tcp, ex, deadline, options.stop) : exchange(*conn->tls(), ex, deadline, options.stop);
     if (step == Step::retry) continue;
     if (step == Step::failed) return ex.error();
-    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn));
+    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn), duet::now());
     return ex.take_response();
   }
 }

@@ -7,6 +7,7 @@
 #include <utility>
 #include <variant>
 
+#include "duet/io/clock.hpp"
 #include "duet/task/with_timeout.hpp"
 #include "duet/tls/tls_context.hpp"
 
@@ -16,7 +17,7 @@ using http::detail::ClientExchange;
 using Step = ClientExchange::Step;
 
 HttpClient::HttpClient(EventLoop& loop, http::ClientOptions options)
-    : loop_(loop), options_(options), pool_(options.max_idle_per_host, options.max_idle_total) {}
+    : loop_(loop), options_(options), pool_(options.max_idle_per_host, options.max_idle_total, options.max_idle_time) {}
 
 namespace {
 
@@ -91,7 +92,7 @@ Task<IoResult<HttpClient::Connection>> HttpClient::open(const http::detail::Requ
 Task<IoResult<http::ClientResponse>> HttpClient::run(http::detail::RequestPlan plan, std::stop_token token) {
   for (int attempt = 0;; ++attempt) {
     // The retry takes a fresh connection: the pool's others may be as stale.
-    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key) : std::nullopt;
+    std::optional<Connection> conn = attempt == 0 ? pool_.take(plan.pool_key, duet::now()) : std::nullopt;
     const bool reused = conn.has_value();
     if (!reused) {
       auto opened = co_await open(plan, token);
@@ -107,7 +108,7 @@ Task<IoResult<http::ClientResponse>> HttpClient::run(http::detail::RequestPlan p
     }
     if (step == Step::retry) continue;
     if (step == Step::failed) co_return ex.error();
-    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn));
+    if (ex.keep_alive()) pool_.put(plan.pool_key, std::move(*conn), duet::now());
     co_return ex.take_response();
   }
 }
