@@ -53,21 +53,13 @@
 #include <string_view>
 #include <vector>
 
+#include "duet/http/detail/body_decoder.hpp"
 #include "duet/http/detail/field_section.hpp"
 #include "duet/http/http_error.hpp"
+#include "duet/http/parse_event.hpp"
 #include "duet/http/request_head.hpp"
 
 namespace duet::http {
-
-struct RequestLimits {
-  std::size_t max_request_line = 8 * 1024;  // 414 past it (CRLF not counted)
-  std::size_t max_head_bytes = 16 * 1024;   // request line + fields + CRLFs; 431 past it (also for trailers)
-  std::size_t max_headers = 100;            // fields in a head or a trailer section; 431 past it
-  std::uint64_t max_body = 8ull * 1024 * 1024;  // decoded body bytes; 413 past it
-  std::size_t max_chunk_extension = 256;    // bytes after a chunk size, before its CRLF; 400 past it
-};
-
-enum class ParseEvent : std::uint8_t { need_more, head, body, message_end, error };
 
 class RequestParser {
  public:
@@ -77,14 +69,14 @@ class RequestParser {
 
   [[nodiscard]] std::size_t consumed() const noexcept { return consumed_; }
   [[nodiscard]] const RequestHead& head() const noexcept { return head_; }
-  [[nodiscard]] std::string_view body() const noexcept { return body_; }
-  [[nodiscard]] std::span<const HeaderField> trailers() const noexcept { return trailers_; }
+  [[nodiscard]] std::string_view body() const noexcept { return decoder_.body(); }
+  [[nodiscard]] std::span<const HeaderField> trailers() const noexcept { return decoder_.trailers(); }
   [[nodiscard]] HttpError error() const noexcept { return error_; }
   [[nodiscard]] const RequestLimits& limits() const noexcept { return limits_; }
 
   // Body bytes of the current request still expected (Content-Length), or
   // not yet known (chunked: 0 until a chunk size is read).
-  [[nodiscard]] std::uint64_t body_remaining() const noexcept { return remaining_; }
+  [[nodiscard]] std::uint64_t body_remaining() const noexcept { return decoder_.remaining(); }
 
   // The bytes the current head was parsed from (head() points into them).
   [[nodiscard]] std::string_view head_bytes() const noexcept { return head_bytes_; }
@@ -95,31 +87,21 @@ class RequestParser {
   void reset() noexcept;
 
  private:
-  enum class State : std::uint8_t { head, fixed, chunk_line, chunk_data, chunk_crlf, trailers, end, error };
+  enum class State : std::uint8_t { head, body, error };
 
   ParseEvent parse_head(std::string_view in);
   ParseEvent finish_head(std::string_view section);
-  ParseEvent parse_fixed(std::string_view in);
-  ParseEvent parse_chunked(std::string_view in);
-  // One step of the chunked body; returns need_more to go on with the loop.
-  ParseEvent chunk_step(std::string_view& in, bool& progressed);
-  ParseEvent parse_chunk_line(std::string_view& in, bool& progressed);
-  ParseEvent parse_trailers(std::string_view in);
   ParseEvent fail(HttpError e) noexcept;
-  ParseEvent scan_error(detail::SectionScanner::Result r, bool head) noexcept;
+  ParseEvent scan_error(detail::SectionScanner::Result r) noexcept;
 
   RequestLimits limits_;
   State state_ = State::head;
   detail::SectionScanner scanner_;
+  detail::BodyDecoder decoder_;
   std::size_t consumed_ = 0;
-  std::uint64_t remaining_ = 0;   // of the current Content-Length body or chunk
-  std::uint64_t body_total_ = 0;  // decoded bytes of a chunked body so far
   RequestHead head_;
   std::vector<HeaderField> fields_;
-  std::vector<HeaderField> trailers_;
-  std::string_view body_;
   std::string_view head_bytes_;
-  std::size_t line_scan_ = 0;  // chunk-size line searched up to here
   HttpError error_;
 };
 

@@ -1,6 +1,7 @@
 #include "duet/http/detail/request_rules.hpp"
 
 #include "duet/http/detail/http_chars.hpp"
+#include "duet/http/detail/message_framing.hpp"
 
 namespace duet::http::detail {
 
@@ -94,93 +95,14 @@ HttpError parse_request_line(std::string_view line, RequestHead& head) {
   return split_target(head);
 }
 
-namespace {
-
-// What the fields said, gathered in one pass, judged after it.
-struct Framing {
-  int content_lengths = 0;
-  bool content_length_bad = false;
-  std::uint64_t content_length = 0;
-  bool te_seen = false;
-  int te_codings = 0;
-  bool te_last_chunked = false;
-  bool te_chunked_not_last = false;  // chunked followed by a coding, or chunked twice
-  bool te_bad = false;               // not a token, or chunked with parameters
-  bool te_unsupported = false;       // a coding other than chunked (we decode none)
-  int hosts = 0;
-  bool conn_close = false, conn_keep_alive = false, conn_upgrade = false;
-  bool upgrade_field = false;
-  bool expect_continue = false, expect_other = false;
-};
-
-void note_coding(std::string_view element, Framing& f) {
-  std::size_t semi = element.find(';');
-  std::string_view name = trim_ows(element.substr(0, semi));
-  ++f.te_codings;
-  if (!is_token(name)) {
-    f.te_bad = true;
-  } else if (iequals(name, "chunked")) {
-    if (semi != std::string_view::npos) f.te_bad = true;
-    if (f.te_last_chunked) f.te_chunked_not_last = true;
-    f.te_last_chunked = true;
-    return;
-  } else {
-    f.te_unsupported = true;
-  }
-  if (f.te_last_chunked) f.te_chunked_not_last = true;
-  f.te_last_chunked = false;
-}
-
-void note_field(const HeaderField& field, RequestHead& head, Framing& f) {
-  std::string_view n = field.name, v = field.value;
-  if (iequals(n, "content-length")) {
-    ++f.content_lengths;
-    if (!parse_decimal(v, f.content_length)) f.content_length_bad = true;
-  } else if (iequals(n, "transfer-encoding")) {
-    f.te_seen = true;
-    for_each_list_element(v, [&](std::string_view e) { note_coding(e, f); });
-  } else if (iequals(n, "host")) {
-    ++f.hosts;
-    head.host = v;
-  } else if (iequals(n, "connection")) {
-    for_each_list_element(v, [&](std::string_view e) {
-      f.conn_close |= iequals(e, "close");
-      f.conn_keep_alive |= iequals(e, "keep-alive");
-      f.conn_upgrade |= iequals(e, "upgrade");
-    });
-  } else if (iequals(n, "upgrade")) {
-    f.upgrade_field = true;
-  } else if (iequals(n, "expect")) {
-    for_each_list_element(v, [&](std::string_view e) {
-      if (iequals(e, "100-continue")) f.expect_continue = true;
-      else f.expect_other = true;
-    });
-  }
-}
-
-HttpError judge_transfer_encoding(const Framing& f, RequestHead& head) {
-  // RFC 9112 §6.1: an HTTP/1.0 message with Transfer-Encoding has faulty framing.
-  if (head.version == HttpVersion::http_1_0) return {400, "Transfer-Encoding in an HTTP/1.0 request"};
-  if (f.content_lengths != 0) return {400, "both Content-Length and Transfer-Encoding"};
-  if (f.te_bad || f.te_codings == 0) return {400, "malformed Transfer-Encoding"};
-  if (f.te_chunked_not_last || !f.te_last_chunked) return {400, "chunked is not the final transfer coding"};
-  if (f.te_unsupported) return {501, "unsupported transfer coding"};
-  head.body = BodyKind::chunked;
-  return {};
-}
-
-}  // namespace
-
 HttpError judge_fields(RequestHead& head, std::uint64_t max_body) {
-  Framing f;
-  for (const HeaderField& field : head.headers) note_field(field, head, f);
-
+  MessageFraming f = gather_framing(head.headers);
+  head.host = f.host;
   if (f.te_seen) {
-    if (HttpError e = judge_transfer_encoding(f, head); e.status != 0) return e;
+    if (HttpError e = judge_transfer_encoding(f, head.version); e.status != 0) return e;
+    head.body = BodyKind::chunked;
   } else if (f.content_lengths != 0) {
-    if (f.content_lengths > 1) return {400, "more than one Content-Length"};
-    if (f.content_length_bad) return {400, "malformed Content-Length"};
-    if (f.content_length > max_body) return {413, "body larger than the limit"};
+    if (HttpError e = judge_content_length(f, max_body); e.status != 0) return e;
     head.body = f.content_length == 0 ? BodyKind::none : BodyKind::content_length;
     head.content_length = f.content_length;
   }
@@ -192,7 +114,7 @@ HttpError judge_fields(RequestHead& head, std::uint64_t max_body) {
   if (f.expect_other) return {417, "unsupported expectation"};
   head.expect_continue = f.expect_continue && head.version == HttpVersion::http_1_1;
   head.upgrade = f.conn_upgrade && f.upgrade_field;
-  head.keep_alive = head.version == HttpVersion::http_1_1 ? !f.conn_close : f.conn_keep_alive && !f.conn_close;
+  head.keep_alive = keeps_alive(f, head.version);
   return {};
 }
 
