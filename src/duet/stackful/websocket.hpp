@@ -63,7 +63,7 @@ struct WsAccess {
   static IoResult<WebSocket<Stream>> handshake(WebSocket<Stream> ws, const std::stop_token& token) {
     ws_drive(ws.stream_, *ws.core_, token);
     if (IoResult<void> r = ws.core_->result(); !r) return r.error();
-    return std::move(ws);
+    return ws;  // moved (C++20 implicit move into IoResult)
   }
   static http::detail::WsConnectionCore& core(WebSocket<Stream>& ws) noexcept { return *ws.core_; }
 };
