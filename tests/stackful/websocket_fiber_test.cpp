@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "duet/http/request_parser.hpp"
+#include "duet/http/websocket_handshake.hpp"
 #include "duet/stackful/scheduler.hpp"
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/this_fiber.hpp"
@@ -217,6 +218,57 @@ TEST_CASE("fibers: a client refuses an answer that is not a valid 101 and closes
     auto ws = duet::fiber::ws_connect(std::move(p.client), "127.0.0.1", "/");
     CHECK(ws.error() == std::errc::protocol_error);
     CHECK(raw_read_all(p.server).starts_with("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  });
+}
+
+constexpr std::size_t pong_and_close_size = (2 + 4 + 4) + (2 + 4 + 2);
+
+// A hand-written server: reads the upgrade, answers 101 for its key, then
+// pings, says "hi" and closes (4000); gives what the client sent after the request.
+std::string raw_server(TcpStream& conn) {
+  std::string got;
+  char buf[4096];
+  while (got.find("\r\n\r\n") == std::string::npos) {
+    auto n = conn.recv(buf, 5s);
+    REQUIRE(n);
+    got.append(buf, *n);
+  }
+  const auto key_at = got.find("Sec-WebSocket-Key: ") + 19;
+  const auto accept = duet::ws_accept_key(std::string_view(got).substr(key_at, 24));
+  const std::string answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                             "Sec-WebSocket-Accept: " + std::string(accept.view()) + "\r\n\r\n" +
+                             duet::test::ws_server_frame(0x89, "beat") + duet::test::ws_server_frame(0x81, "hi") +
+                             duet::test::ws_server_frame(0x88, "\x0f\xa0");
+  REQUIRE(conn.send_all(answer));
+  got.erase(0, got.find("\r\n\r\n") + 4);
+  while (got.size() < pong_and_close_size) {  // then we close: the client waits for that
+    auto n = conn.recv(buf, 5s);
+    if (!n) break;
+    got.append(buf, *n);
+  }
+  conn.close();
+  return got;
+}
+
+TEST_CASE("fibers: a duet client answers a server's ping with its pong and echoes the server's close") {
+  on_each_backend([](Pair& p) {
+    const auto start = std::chrono::steady_clock::now();
+    auto server = duet::fiber::spawn([&p] { return raw_server(p.server); });
+    auto ws = duet::fiber::ws_connect(std::move(p.client), "127.0.0.1", "/");
+    REQUIRE(ws);
+    auto m = ws->receive();
+    REQUIRE(m);
+    CHECK(m->data() == "hi");
+    CHECK(ws->receive().eof());
+    CHECK(ws->close_code() == 4000);
+    CHECK(!ws->stream().is_open());
+    const std::string got = server.join();
+    REQUIRE(got.size() == pong_and_close_size);
+    CHECK(static_cast<unsigned char>(got[0]) == 0x8a);
+    CHECK(static_cast<unsigned char>(got[1]) == 0x84);
+    CHECK(static_cast<unsigned char>(got[10]) == 0x88);
+    CHECK(static_cast<unsigned char>(got[11]) == 0x82);
+    CHECK(std::chrono::steady_clock::now() - start < 2s);
   });
 }
 

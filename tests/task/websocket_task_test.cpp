@@ -13,6 +13,7 @@
 #include <tuple>
 
 #include "duet/http/request_parser.hpp"
+#include "duet/http/websocket_handshake.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/task/run.hpp"
 #include "duet/task/tcp_stream.hpp"
@@ -253,6 +254,67 @@ TEST_CASE("a client refuses an answer that is not a valid 101 and closes") {
     CHECK(ws.error() == std::errc::protocol_error);
     const std::string got = raw_read_all(p.server);  // the request, then EOF
     CHECK(got.starts_with("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n"));
+  });
+}
+
+constexpr std::size_t pong_and_close_size = (2 + 4 + 4) + (2 + 4 + 2);
+
+// A hand-written server: reads the upgrade, answers 101 for its key, then
+// pings, says "hi" and closes; gives everything the client sent after the request.
+Task<std::string> raw_server(TcpStream& conn) {
+  std::string got;
+  char buf[4096];
+  while (got.find("\r\n\r\n") == std::string::npos) {
+    auto n = co_await conn.recv(buf);
+    REQUIRE(n);
+    got.append(buf, *n);
+  }
+  const auto key_at = got.find("Sec-WebSocket-Key: ") + 19;
+  const auto accept = duet::ws_accept_key(std::string_view(got).substr(key_at, 24));
+  const std::string answer = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                             "Sec-WebSocket-Accept: " + std::string(accept.view()) + "\r\n\r\n" +
+                             duet::test::ws_server_frame(0x89, "beat") + duet::test::ws_server_frame(0x81, "hi") +
+                             duet::test::ws_server_frame(0x88, "\x0f\xa0");  // 4000
+  auto sent = co_await conn.send_all(answer);
+  REQUIRE(sent);
+  got.erase(0, got.find("\r\n\r\n") + 4);
+  while (got.size() < pong_and_close_size) {  // then we close: the client waits for that
+    auto n = co_await conn.recv(buf);
+    if (!n) break;
+    got.append(buf, *n);
+  }
+  co_return got;
+}
+
+Task<void> client_sees_ping(TcpStream conn) {
+  auto ws = co_await duet::ws_connect(std::move(conn), "127.0.0.1", "/");
+  REQUIRE(ws);
+  auto m = co_await ws->receive();  // the ping is answered on the way
+  REQUIRE(m);
+  CHECK(m->data() == "hi");
+  auto end = co_await ws->receive();
+  CHECK(end.eof());
+  CHECK(ws->close_code() == 4000);
+  CHECK(!ws->stream().is_open());  // the server's EOF came (the raw server closes on ours)
+}
+
+Task<void> raw_server_then_close(Pair& p, std::string& got) {
+  got = co_await raw_server(p.server);
+  p.server.close();
+}
+
+TEST_CASE("a duet client answers a server's ping with its pong and echoes the server's close") {
+  on_each_backend([](Pair& p) -> Task<void> {
+    std::string got;
+    const auto start = std::chrono::steady_clock::now();
+    co_await duet::when_all(raw_server_then_close(p, got), client_sees_ping(std::move(p.client)));
+    // Masked frames: opcode and length, then a 4-byte key we cannot predict; the payload is masked.
+    REQUIRE(got.size() == pong_and_close_size);
+    CHECK(static_cast<unsigned char>(got[0]) == 0x8a);  // pong, FIN
+    CHECK(static_cast<unsigned char>(got[1]) == 0x84);  // masked, 4 bytes
+    CHECK(static_cast<unsigned char>(got[10]) == 0x88);  // close, FIN
+    CHECK(static_cast<unsigned char>(got[11]) == 0x82);  // masked, the code alone
+    CHECK(std::chrono::steady_clock::now() - start < 2s);  // the client's wait for EOF ended with the EOF
   });
 }
 
