@@ -16,6 +16,7 @@
 #include "duet/http/websocket_handshake.hpp"
 #include "duet/io/event_loop.hpp"
 #include "duet/task/run.hpp"
+#include "duet/task/tcp_listener.hpp"
 #include "duet/task/tcp_stream.hpp"
 #include "duet/task/websocket.hpp"
 #include "duet/task/when_all.hpp"
@@ -159,10 +160,10 @@ TEST_CASE("a close the server begins reaches the client with its code and reason
   });
 }
 
-Task<void> send_too_big(TcpStream conn) {
+Task<void> send_too_big(TcpStream conn, std::size_t size = 2000) {
   auto ws = co_await duet::ws_connect(std::move(conn), "127.0.0.1", "/");
   REQUIRE(ws);
-  const std::string big(2000, 'x');
+  const std::string big(size, 'x');
   auto sent = co_await ws->send_binary(big);
   REQUIRE(sent);
   auto m = co_await ws->receive();
@@ -184,6 +185,26 @@ TEST_CASE("a message over max_message_size fails the connection with 1009 on bot
   on_each_backend([](Pair& p) -> Task<void> {
     co_await duet::when_all(refuse_big(std::move(p.server)), send_too_big(std::move(p.client)));
   });
+}
+
+Task<IoResult<TcpStream>> accept_one(duet::TcpListener& l) { co_return co_await l.accept(); }
+Task<IoResult<TcpStream>> connect_to(EventLoop& loop, duet::SocketAddress a) {
+  co_return co_await TcpStream::connect(loop, a);
+}
+
+// Over TCP a server that closed with unread bytes would send an RST, which can
+// destroy its close frame before the client reads it: it half-closes and drains.
+Task<void> too_big_over_tcp(EventLoop& loop) {
+  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
+  auto [accepted, connected] =
+      co_await duet::when_all(accept_one(listener), connect_to(loop, listener.local_address()));
+  REQUIRE(accepted);
+  REQUIRE(connected);
+  co_await duet::when_all(refuse_big(std::move(*accepted)), send_too_big(std::move(*connected), 4 << 20));
+}
+
+TEST_CASE("over TCP, a client sending far past max_message_size still reads the server's 1009") {
+  on_each_backend([](Pair& p) -> Task<void> { co_await too_big_over_tcp(p.server.loop()); });
 }
 
 TEST_CASE("a raw client's fragmented message arrives whole and its ping gets the automatic pong") {

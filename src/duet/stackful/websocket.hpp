@@ -46,6 +46,12 @@ void ws_drive(Stream& stream, http::detail::WsConnectionCore& core, const std::s
     if (a.step == Step::close_stream) {
       stream.close();
       core.on_stream_closed();
+    } else if (a.step == Step::shutdown_write) {
+      if constexpr (requires { stream.shutdown(a.timeout, token); }) {
+        core.on_shutdown(stream.shutdown(a.timeout, token));  // TLS: close_notify + FIN
+      } else {
+        core.on_shutdown(stream.shutdown());  // FIN
+      }
     } else if (a.step == Step::send) {
       core.on_sent(stream.send_all(a.bytes, a.timeout, token));
     } else {

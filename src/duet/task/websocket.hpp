@@ -74,6 +74,11 @@ Task<void> ws_drive(Stream& stream, http::detail::WsConnectionCore& core, std::s
     if (a.step == Step::close_stream) {
       stream.close();
       core.on_stream_closed();
+    } else if (a.step == Step::shutdown_write) {
+      IoResult<void> r;
+      if constexpr (TimedStream<Stream>) r = co_await stream.shutdown(a.timeout, token);  // close_notify + FIN
+      else r = stream.shutdown();  // FIN
+      core.on_shutdown(r);
     } else if (a.step == Step::send) {
       IoResult<std::size_t> r{0};
       if constexpr (TimedStream<Stream>) r = co_await stream.send_all(a.bytes, a.timeout, token);

@@ -26,6 +26,9 @@ WsConnectionCore::Action WsConnectionCore::next() {
     case Phase::connect_reply: return step_connect_reply();
     case Phase::receive: return step_events(false);
     case Phase::close_wait: return step_events(true);
+    case Phase::half_close:
+      phase_ = Phase::linger;
+      return {Step::shutdown_write, {}, left()};
     case Phase::linger: return receive_action();
     case Phase::shutdown:
       if (stream_open_) return {Step::close_stream, {}, {}};
@@ -119,14 +122,15 @@ bool WsConnectionCore::on_event(const WsEvent& e, bool closing) {
     case WsEvent::Kind::close:
       close_code_ = e.close.code;
       close_reason_.assign(e.close.reason);
-      end_connection(closing ? std::error_code{} : make_error_code(io_errc::eof));
+      end_connection(closing ? std::error_code{} : make_error_code(io_errc::eof), false);
       return true;
     case WsEvent::Kind::error:
       close_code_ = e.error.code;
       close_reason_.assign(e.error.reason);
       end_connection(errc(e.error.code == static_cast<std::uint16_t>(WsCloseCode::message_too_big)
                               ? std::errc::message_size
-                              : std::errc::protocol_error));
+                              : std::errc::protocol_error),
+                     true);
       return true;
     case WsEvent::Kind::pong:
     case WsEvent::Kind::need_more: return false;
@@ -135,12 +139,16 @@ bool WsConnectionCore::on_event(const WsEvent& e, bool closing) {
 }
 
 // Both closes have crossed (or ours went out after an error): a server
-// closes TCP now, a client waits for the server to (RFC 6455 §7.1.1).
-void WsConnectionCore::end_connection(std::error_code result) {
+// closes TCP now, a client waits for the server to (RFC 6455 §7.1.1). A
+// server failing the connection may not have read all the peer sent (the
+// rest of a message too big): it half-closes and drains first, so its close
+// frame is not lost to the RST a close with unread bytes would send.
+void WsConnectionCore::end_connection(std::error_code result, bool failed) {
   result_ = result;
   ended_ = true;
   deadline_ = duet::detail::Deadline(options_.close_timeout);
-  phase_ = role_ == WsRole::server ? Phase::shutdown : Phase::linger;
+  if (role_ == WsRole::client) phase_ = Phase::linger;
+  else phase_ = failed ? Phase::half_close : Phase::shutdown;
 }
 
 void WsConnectionCore::fail(std::error_code e) {
@@ -189,6 +197,10 @@ void WsConnectionCore::on_sent(IoResult<std::size_t> r) {
   if (!r) return fail(r.error());  // part of a frame may have gone: the framing is lost
   sends_[0] = sends_[1];
   sends_[1] = {};
+}
+
+void WsConnectionCore::on_shutdown(const IoResult<void>& r) noexcept {
+  if (!r) phase_ = Phase::shutdown;  // no half-close: just close
 }
 
 void WsConnectionCore::on_stream_closed() noexcept { stream_open_ = false; }

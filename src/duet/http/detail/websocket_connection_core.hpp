@@ -9,6 +9,8 @@
 // - An operation begins with begin_*(); the driver then loops: a = next();
 //     send          send_all(a.bytes) within a.timeout, then on_sent(result);
 //     receive       recv(receive_space()) within a.timeout, then on_received(result);
+//     shutdown_write  half-close (TCP: shutdown(SHUT_WR); TLS: close_notify),
+//                   then on_shutdown(result);
 //     close_stream  close the stream (a server after the close, a failed
 //                   handshake, a broken connection), then on_stream_closed();
 //     done          the operation is over: result() (and message() after a receive).
@@ -22,7 +24,11 @@
 //   std::errc::not_connected for a send after the connection closed.
 // - Semantics: RFC 6455 through WsSession (websocket_session.hpp). A peer's
 //   close is echoed; then a server closes TCP, a client waits for the
-//   server's EOF (close_timeout) and closes. close() sends ours and reads,
+//   server's EOF (close_timeout) and closes. A server that fails the
+//   connection (a broken rule, 1009) half-closes after its close frame and
+//   reads until the client's EOF (close_timeout) before closing: closing
+//   with unread bytes would send a TCP RST, which may destroy the close
+//   frame before the client reads it. close() sends ours and reads,
 //   dropping messages, until the peer's close (close_timeout).
 // - One operation at a time (the automatic pong is sent from within a
 //   receive, so a send may not run beside it). One thread.
@@ -54,7 +60,7 @@ namespace duet::http::detail {
 
 class WsConnectionCore {
  public:
-  enum class Step : std::uint8_t { send, receive, close_stream, done };
+  enum class Step : std::uint8_t { send, receive, shutdown_write, close_stream, done };
   struct Action {
     Step step = Step::done;
     std::span<const char> bytes;          // send
@@ -80,6 +86,7 @@ class WsConnectionCore {
   [[nodiscard]] std::span<char> receive_space() noexcept;
   void on_sent(IoResult<std::size_t> r);
   void on_received(IoResult<std::size_t> r);
+  void on_shutdown(const IoResult<void>& r) noexcept;
   void on_stream_closed() noexcept;
 
   [[nodiscard]] IoResult<void> result() const noexcept { return result_; }
@@ -96,8 +103,8 @@ class WsConnectionCore {
   [[nodiscard]] std::string_view refused_reason() const noexcept { return refused_reason_; }
 
  private:
-  enum class Phase : std::uint8_t { idle, accept_head, accept_reply, connect_reply, receive, sent, close_wait, linger,
-                                    shutdown, done };
+  enum class Phase : std::uint8_t { idle, accept_head, accept_reply, connect_reply, receive, sent, close_wait,
+                                    half_close, linger, shutdown, done };
 
   Action step_accept_head();
   void answer_upgrade(const RequestHead& head);
@@ -107,7 +114,7 @@ class WsConnectionCore {
   Action step_events(bool closing);
   bool on_event(const WsEvent& e, bool closing);
   void open_session(const std::optional<WsDeflateParams>& deflate);
-  void end_connection(std::error_code result);
+  void end_connection(std::error_code result, bool failed);
   void fail(std::error_code e);
   void queue(std::span<const char> bytes);
   void queue(const WsOutFrame& frame);
