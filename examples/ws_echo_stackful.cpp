@@ -11,10 +11,11 @@
 // the last fiber has.
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <functional>
 #include <stop_token>
 #include <string_view>
+
+#include "server_flags.hpp"
 
 #include <duet/io/event_loop.hpp>
 #include <duet/stackful/scheduler.hpp>
@@ -64,13 +65,10 @@ void serve(duet::EventLoop& loop, duet::fiber::SignalSet& signals, std::uint16_t
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint16_t port = 8081;
-  duet::Backend backend = duet::Backend::io_uring;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string_view flag = argv[i];
-    if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
-    if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
-  }
+  const auto flags = examples::parse_server_flags(argc, argv, 8081, "ws_echo_stackful");
+  if (flags.threads != 1) examples::usage("ws_echo_stackful", "one thread only (no --threads)");
+  const std::uint16_t port = flags.port;
+  const duet::Backend backend = flags.backend;
   duet::fiber::Scheduler scheduler({.backend = backend});
   duet::fiber::SignalSet signals({SIGINT, SIGTERM});  // blocked, then read through the loop
   scheduler.spawn(serve, std::ref(scheduler.loop()), std::ref(signals), port).detach();

@@ -10,9 +10,10 @@
 // connection with 1001 (going away), then the program returns.
 #include <csignal>
 #include <cstdio>
-#include <cstdlib>
 #include <stop_token>
 #include <string_view>
+
+#include "server_flags.hpp"
 
 #include <duet/io/event_loop.hpp>
 #include <duet/task/run.hpp>
@@ -72,13 +73,10 @@ duet::Task<void> serve(duet::EventLoop& loop, duet::SignalSet& signals, std::uin
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::uint16_t port = 8081;
-  duet::Backend backend = duet::Backend::io_uring;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    const std::string_view flag = argv[i];
-    if (flag == "--port") port = static_cast<std::uint16_t>(std::atoi(argv[i + 1]));
-    if (flag == "--backend") backend = duet::parse_backend(argv[i + 1]).value_or(backend);
-  }
+  const auto flags = examples::parse_server_flags(argc, argv, 8081, "ws_echo_stackless");
+  if (flags.threads != 1) examples::usage("ws_echo_stackless", "one thread only (no --threads)");
+  const std::uint16_t port = flags.port;
+  const duet::Backend backend = flags.backend;
   duet::EventLoop loop(backend);
   duet::SignalSet signals(loop, {SIGINT, SIGTERM});  // blocked, then read through the loop
   duet::run_until_complete(loop, serve(loop, signals, port));
