@@ -192,6 +192,19 @@ TEST_CASE("fibers: a bad upgrade is answered 400 (426 for another version) and t
   });
 }
 
+TEST_CASE("fibers: the upgrade is bounded: a silent client times out, a head past max_head_bytes gets 431") {
+  const bool silent = GENERATE(true, false);
+  on_each_backend([silent](Pair& p) {
+    WsOptions options;
+    options.handshake_timeout = 30ms;
+    options.max_head_bytes = 1024;
+    if (!silent) raw_write(p.client, duet::test::ws_upgrade_request("13", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
+    auto ws = duet::fiber::ws_accept(std::move(p.server), options);
+    CHECK(ws.error() == (silent ? std::errc::timed_out : std::errc::protocol_error));
+    CHECK(raw_read_all(p.client).starts_with(silent ? "" : "HTTP/1.1 431 "));
+  });
+}
+
 TEST_CASE("fibers: ws_accept over a head parsed by the caller serves the frames that came with it") {
   on_each_backend([](Pair& p) {
     const std::string received = duet::test::ws_upgrade_request() + duet::test::ws_client_frame(0x82, "first");

@@ -247,6 +247,20 @@ TEST_CASE("a bad upgrade is answered 400 (426 for another version) and the conne
   });
 }
 
+TEST_CASE("the upgrade is bounded: a silent client times out, a head past max_head_bytes gets 431") {
+  on_each_backend([](Pair& p) -> Task<void> {
+    const bool silent = GENERATE(true, false);
+    WsOptions options;
+    options.handshake_timeout = 30ms;
+    options.max_head_bytes = 1024;
+    if (!silent) raw_write(p.client, duet::test::ws_upgrade_request("13", "X-Pad: " + std::string(2000, 'p') + "\r\n"));
+    auto ws = co_await duet::ws_accept(std::move(p.server), options);
+    CHECK(ws.error() == (silent ? std::errc::timed_out : std::errc::protocol_error));
+    const std::string got = raw_read_all(p.client);  // closed either way
+    CHECK(got.starts_with(silent ? "" : "HTTP/1.1 431 "));
+  });
+}
+
 TEST_CASE("ws_accept over a head parsed by the caller serves the frames that came with it") {
   on_each_backend([](Pair& p) -> Task<void> {
     const std::string received = duet::test::ws_upgrade_request() + duet::test::ws_client_frame(0x82, "first");
