@@ -22,7 +22,6 @@
 #include "duet/http/http_date.hpp"
 #include "duet/http/http_error.hpp"
 #include "duet/http/request_parser.hpp"
-#include "duet/http/response_head.hpp"
 #include "duet/http/response_writer.hpp"
 #include "duet/http/websocket_handshake.hpp"
 #include "duet/http/websocket_options.hpp"

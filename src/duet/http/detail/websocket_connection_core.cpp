@@ -146,11 +146,11 @@ void WsConnectionCore::begin_connect(std::string_view host, std::string_view tar
 
 WsConnectionCore::Action WsConnectionCore::step_connect_reply() {
   std::vector<HeaderField> fields;
-  ResponseHead head;
-  const ResponseHeadParse p = parse_response_head(std::string_view(in_.data(), end_), options_.max_head_bytes,
+  UpgradeResponse head;
+  const UpgradeResponseParse p = parse_upgrade_response(std::string_view(in_.data(), end_), options_.max_head_bytes,
                                                   fields, head);
-  if (p.status == ResponseHeadParse::Status::need_more) return receive_action();
-  if (p.status == ResponseHeadParse::Status::error) {
+  if (p.status == UpgradeResponseParse::Status::need_more) return receive_action();
+  if (p.status == UpgradeResponseParse::Status::error) {
     refused_reason_ = p.error;
     fail(errc(std::errc::protocol_error));
     return next();
@@ -160,7 +160,7 @@ WsConnectionCore::Action WsConnectionCore::step_connect_reply() {
   return next();
 }
 
-void WsConnectionCore::check_upgrade_response(const ResponseHead& head) {
+void WsConnectionCore::check_upgrade_response(const UpgradeResponse& head) {
   const std::string protocols = join_fields(head.headers, "sec-websocket-protocol");
   const std::string extensions = join_fields(head.headers, "sec-websocket-extensions");
   const WsUpgradeResponse response{head.status,        head.find("upgrade"), head.find("connection"),

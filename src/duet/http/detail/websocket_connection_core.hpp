@@ -50,7 +50,7 @@
 #include <vector>
 
 #include "duet/http/request_head.hpp"
-#include "duet/http/response_head.hpp"
+#include "duet/http/detail/upgrade_response.hpp"
 #include "duet/http/websocket_options.hpp"
 #include "duet/http/websocket_session.hpp"
 #include "duet/io/io_result.hpp"
@@ -110,7 +110,7 @@ class WsConnectionCore {
   void answer_upgrade(const RequestHead& head);
   void refuse(int status, std::string_view reason, bool version_header);
   Action step_connect_reply();
-  void check_upgrade_response(const ResponseHead& head);
+  void check_upgrade_response(const UpgradeResponse& head);
   Action step_events(bool closing);
   bool on_event(const WsEvent& e, bool closing);
   void open_session(const std::optional<WsDeflateParams>& deflate);

@@ -1,6 +1,6 @@
 // The response head: the request parser's section scanner and field rules
 // (detail/field_section), and a status line read strictly (RFC 9112 §4).
-#include "duet/http/response_head.hpp"
+#include "duet/http/detail/upgrade_response.hpp"
 
 #include "duet/http/detail/field_section.hpp"
 #include "duet/http/detail/header_tokens.hpp"
@@ -8,14 +8,14 @@
 namespace duet::http {
 namespace {
 
-using Parse = ResponseHeadParse;
+using Parse = UpgradeResponseParse;
 
 Parse fail(std::string_view why) { return {Parse::Status::error, 0, why}; }
 
 bool digit(char c) { return c >= '0' && c <= '9'; }
 
 // "HTTP/1.1 101 Switching Protocols": version, SP, three digits, SP, a reason without controls.
-bool parse_status_line(std::string_view line, ResponseHead& out) {
+bool parse_status_line(std::string_view line, UpgradeResponse& out) {
   if (line.size() < 13 || line.substr(0, 7) != "HTTP/1." || line[8] != ' ' || line[12] != ' ') return false;
   if (line[7] != '0' && line[7] != '1') return false;
   out.version = line[7] == '1' ? HttpVersion::http_1_1 : HttpVersion::http_1_0;
@@ -31,15 +31,15 @@ bool parse_status_line(std::string_view line, ResponseHead& out) {
 
 }  // namespace
 
-std::string_view ResponseHead::find(std::string_view name) const noexcept {
+std::string_view UpgradeResponse::find(std::string_view name) const noexcept {
   for (const HeaderField& f : headers) {
     if (duet::detail::iequals(f.name, name)) return f.value;
   }
   return {};
 }
 
-ResponseHeadParse parse_response_head(std::string_view in, std::size_t max_bytes, std::vector<HeaderField>& fields,
-                                      ResponseHead& out) {
+UpgradeResponseParse parse_upgrade_response(std::string_view in, std::size_t max_bytes, std::vector<HeaderField>& fields,
+                                      UpgradeResponse& out) {
   detail::SectionScanner scanner;  // a head is small: rescanning from the start costs little
   switch (scanner.run(in, 0, max_bytes)) {
     case detail::SectionScanner::Result::more: return {};
@@ -50,7 +50,7 @@ ResponseHeadParse parse_response_head(std::string_view in, std::size_t max_bytes
   }
   const std::string_view section = in.substr(0, scanner.end());
   const std::size_t line_end = scanner.first_line_end();
-  out = ResponseHead{};
+  out = UpgradeResponse{};
   if (!parse_status_line(section.substr(0, line_end), out)) return fail("a malformed status line");
   fields.clear();
   const std::string_view lines = section.substr(line_end + 2, section.size() - line_end - 4);
