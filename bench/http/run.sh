@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# HTTP benchmark: hello-world keep-alive under wrk (-t1 -c50) against duet's
+# two voices (examples/http_hello_*, io_uring and epoll), nginx-light
+# (`return 200 "hello"`, one worker) and a Boost.Beast server
+# (bench/http/beast_http_hello.cpp), alternating servers within each
+# repetition (A B C ... A B C ...), server and wrk pinned to different cores.
+# Each server runs one thread on one core, so requests per second is per
+# server core; beside it the server's CPU time per request (utime+stime from
+# /proc, over the run). Prints a Markdown table of medians.
+#
+#   meson setup build-release -Dbuildtype=release && ninja -C build-release
+#   bench/http/run.sh build-release
+#
+# Knobs (environment): REPS=5 DURATION=5 CONNS=50 SERVER_CPU=1 CLIENT_CPU=0 PORT=7700
+set -euo pipefail
+
+BUILD=${1:-build-release}
+REPS=${REPS:-5}
+DURATION=${DURATION:-5}
+CONNS=${CONNS:-50}
+SERVER_CPU=${SERVER_CPU:-1}
+CLIENT_CPU=${CLIENT_CPU:-0}
+PORT=${PORT:-7700}
+TICKS=$(getconf CLK_TCK)
+WORK=$(mktemp -d /tmp/duet-http-bench-XXXXXX)
+trap 'rm -rf "$WORK"' EXIT
+
+SERVERS=("duet-io_uring" "duet-epoll" "fiber-io_uring" "fiber-epoll")
+command -v nginx >/dev/null && SERVERS+=("nginx")
+[[ -x "$BUILD/bench/http/beast_http_hello" ]] && SERVERS+=("beast")
+
+nginx_conf() {  # port
+  cat > "$WORK/nginx.conf" <<CONF
+worker_processes 1;
+daemon off;
+master_process off;
+pid $WORK/nginx.pid;
+error_log $WORK/nginx-error.log;
+events { worker_connections 1024; }
+http {
+  access_log off;
+  server_tokens off;
+  keepalive_requests 1000000;
+  server {
+    listen 127.0.0.1:$1;
+    location = / { default_type text/plain; return 200 "hello"; }
+  }
+}
+CONF
+  echo "$WORK/nginx.conf"
+}
+
+server_cmd() {  # name port
+  case "$1" in
+    duet-io_uring) echo "$BUILD/examples/http_hello_stackless --port $2 --backend io_uring" ;;
+    duet-epoll) echo "$BUILD/examples/http_hello_stackless --port $2 --backend epoll" ;;
+    fiber-io_uring) echo "$BUILD/examples/http_hello_stackful --port $2 --backend io_uring" ;;
+    fiber-epoll) echo "$BUILD/examples/http_hello_stackful --port $2 --backend epoll" ;;
+    nginx) echo "nginx -e $WORK/nginx-error.log -c $(nginx_conf "$2")" ;;
+    beast) echo "$BUILD/bench/http/beast_http_hello --port $2" ;;
+  esac
+}
+
+wait_for_port() {
+  for _ in $(seq 100); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
+    sleep 0.05
+  done
+  echo "server on port $1 did not come up" >&2
+  return 1
+}
+
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime of the whole process
+
+: > "$WORK/results"
+for rep in $(seq "$REPS"); do
+  for name in "${SERVERS[@]}"; do
+    PORT=$((PORT + 1))
+    taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null 2>&1 &
+    pid=$!
+    wait_for_port "$PORT"
+    wrk -t1 -c"$CONNS" -d1 "http://127.0.0.1:$PORT/" > /dev/null  # warm-up
+    before=$(cpu_ticks "$pid")
+    out=$(taskset -c "$CLIENT_CPU" wrk -t1 -c"$CONNS" -d"$DURATION" "http://127.0.0.1:$PORT/")
+    after=$(cpu_ticks "$pid")
+    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+    rps=$(awk '/Requests\/sec/ {print $2}' <<< "$out")
+    requests=$(awk '/requests in/ {print $1}' <<< "$out")
+    errors=$(awk '/Non-2xx|Socket errors/ {print}' <<< "$out")
+    [[ -n "$errors" ]] && echo "$name: $errors" >&2
+    us=$(awk -v t=$((after - before)) -v hz="$TICKS" -v n="$requests" 'BEGIN {printf "%.2f", t / hz * 1e6 / n}')
+    echo "$name $rps $us" | tee -a "$WORK/results" >&2
+  done
+done
+
+echo "| server | requests/s (median of $REPS) | server CPU µs/request |"
+echo "|---|---:|---:|"
+for name in "${SERVERS[@]}"; do
+  rps=$(awk -v n="$name" '$1 == n {print $2}' "$WORK/results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  us=$(awk -v n="$name" '$1 == n {print $3}' "$WORK/results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  echo "| $name | $rps | $us |"
+done
