@@ -2,11 +2,12 @@
 // bytes by a blocking client on its own thread: keep-alive and pipelining,
 // routing (parameters, prefix, 404, 405), bodies whole and streamed, streamed
 // responses, 100-continue, the defences (400 and close, the head, idle and
-// send timeouts), a failing handler, and a graceful stop.
+// send timeouts), a failing handler, a graceful stop, and TLS with ALPN (curl).
 // fiber::HttpServer has the same cases in tests/stackful/http_server_fiber_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstdio>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -19,6 +20,7 @@
 #include "duet/task/when_all.hpp"
 #include "support/client_thread.hpp"
 #include "support/http_raw_client.hpp"
+#include "tls/tls_certs.hpp"
 
 namespace {
 
@@ -326,4 +328,52 @@ TEST_CASE("a graceful stop closes idle connections and finishes the request in p
   CHECK(answer.has("Connection: close\r\n"));
   CHECK(busy_closed);
   CHECK(loop.in_flight() == 0);
+}
+
+namespace {
+
+// What curl printed (its exit status in the last line), for the TLS case.
+std::string run_curl(const std::string& args) {
+  std::FILE* p = ::popen(("curl -sS --max-time 10 " + args + " 2>&1; echo \" rc=$?\"").c_str(), "r");
+  if (p == nullptr) throw std::runtime_error("popen");
+  std::string out;
+  char buf[4096];
+  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) out.append(buf, n);
+  ::pclose(p);
+  return out;
+}
+
+Task<void> serve_tls_until(EventLoop& loop, HttpServer& server, duet::TcpListener& listener,
+                           const duet::TlsContext& tls, duet::test::ClientThread<std::string>& client,
+                           std::stop_source& stop) {
+  auto watch = [](EventLoop& l, duet::test::ClientThread<std::string>& c, std::stop_source& s) -> Task<void> {
+    while (!c.done()) co_await duet::sleep_for(l, 2ms);
+    s.request_stop();
+  };
+  co_await duet::when_all(server.serve(listener, tls, stop.get_token()), watch(loop, client, stop));
+}
+
+}  // namespace
+
+TEST_CASE("over TLS the server handshakes with ALPN http/1.1 and answers curl, keeping the connection") {
+  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
+  INFO("backend " << duet::backend_name(backend));
+  const auto& certs = duet::test::tls_certs();
+  duet::TlsOptions options = certs.server();
+  options.alpn = {"http/1.1"};
+  const duet::TlsContext tls(options);
+  EventLoop loop(backend);
+  HttpServer server;
+  server.get("/", hello);
+  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
+  const std::string port = std::to_string(listener.local_address().port());
+  const std::string url = "https://localhost:" + port + "/";  // the name the certificate carries
+  const std::string ca = certs.file("ca.crt");
+  duet::test::ClientThread<std::string> client([url, ca, port] {
+    return run_curl("--cacert " + ca + " --resolve localhost:" + port + ":127.0.0.1 -w ' %{http_code} %{num_connects}\\n' " +
+                    url + " " + url);
+  });
+  std::stop_source stop;
+  duet::run_until_complete(loop, serve_tls_until(loop, server, listener, tls, client, stop));
+  CHECK(client.result() == "hello 200 1\nhello 200 0\n rc=0\n");
 }
