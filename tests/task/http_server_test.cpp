@@ -3,7 +3,7 @@
 // routing (parameters, prefix, 404, 405), bodies whole and streamed, streamed
 // responses, 100-continue, the defences (400 and close, the head, idle and
 // send timeouts), a failing handler, a graceful stop, and TLS with ALPN (curl).
-// fiber::HttpServer has the same cases in tests/stackful/http_server_fiber_test.cpp.
+// fiber::HttpServer runs the cases that exercise the voice in tests/stackful/http_server_fiber_test.cpp.
 #include <catch2/catch.hpp>
 
 #include <chrono>
