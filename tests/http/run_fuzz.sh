@@ -13,7 +13,8 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 # The parser's sources, as src/duet/http/meson.build lists them (no I/O, no
 # other part of the library).
 core=()
-for f in http_error.cpp request_head.cpp request_parser.cpp detail/field_section.cpp detail/request_rules.cpp; do
+for f in http_error.cpp request_head.cpp request_parser.cpp detail/field_section.cpp detail/request_rules.cpp \
+         detail/message_framing.cpp detail/body_decoder.cpp; do
   core+=("$root/src/duet/http/$f")
 done
 core+=("$root/tests/http/fuzz_http_parser.cpp")
