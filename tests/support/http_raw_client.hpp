@@ -85,6 +85,14 @@ class RawHttpClient {
     return r;
   }
 
+  // Exactly n bytes (what follows a 101: the WebSocket's frames).
+  std::string read_exactly(std::size_t n) {
+    while (buffer_.size() < n) fill("the expected bytes");
+    std::string out = buffer_.substr(0, n);
+    buffer_.erase(0, n);
+    return out;
+  }
+
   // Everything until the server closes (what was buffered first).
   std::string read_until_close() {
     while (!closed_) fill_or_eof();

@@ -36,8 +36,9 @@ namespace duet::http {
 
 // How the server hands a request's body to its handler: read whole into
 // Request::body() first (bounded by RequestLimits::max_body), or streamed by
-// the handler (the voice's HttpBodyReader).
-enum class BodyMode : std::uint8_t { whole, stream };
+// the handler (the voice's HttpBodyReader); or the route takes the whole
+// connection over (a WebSocket route: HttpServer::websocket).
+enum class BodyMode : std::uint8_t { whole, stream, upgrade };
 
 struct PathParam {
   std::string_view name;

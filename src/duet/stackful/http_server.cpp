@@ -88,9 +88,33 @@ HttpServer::HttpServer(http::HttpServerOptions options) : options_(std::move(opt
 HttpServer& HttpServer::route(std::string_view method, std::string_view pattern, HttpHandler handler,
                               http::BodyMode mode) {
   if (!handler) throw std::invalid_argument("duet::fiber::HttpServer: an empty handler");
+  if (mode == http::BodyMode::upgrade) throw std::invalid_argument("duet::fiber::HttpServer: an upgrade route is added by websocket()");
   routes_.add(method, pattern, mode);
   handlers_.push_back(std::move(handler));
+  ws_routes_.emplace_back();
   return *this;
+}
+
+HttpServer& HttpServer::add_websocket(std::string_view pattern, std::unique_ptr<WsRoute> route) {
+  routes_.add("GET", pattern, http::BodyMode::upgrade);
+  handlers_.emplace_back();
+  ws_routes_.push_back(std::move(route));
+  return *this;
+}
+
+// The route's handler takes the connection over as a WebSocket; false when
+// this route serves no such stream (the core answers 404 and goes on).
+template <typename Stream>
+bool HttpServer::take_over(Stream& stream, ServerConnection& core) {
+  const WsRoute& route = *ws_routes_[core.route()];
+  const WsHandler<Stream>* handler = nullptr;
+  if constexpr (std::is_same_v<Stream, TlsStream>) handler = &route.tls;
+  else handler = &route.tcp;
+  if (!*handler) return false;
+  http::Request& request = core.request();
+  auto ws = ws_accept(std::move(stream), request.head(), core.leftover(), route.options, request.stop_token());
+  if (ws) (*handler)(request, std::move(*ws));  // else refused (400, 426) or cut short: over
+  return true;
 }
 
 template <typename Stream>
@@ -104,6 +128,9 @@ void HttpServer::run(Stream& stream, const std::stop_token& stop) {
     if (step == ServerStep::close) break;
     if (step == ServerStep::send) {
       (void)io.send();  // a failure closes (StreamIo::send tells the core)
+    } else if (step == ServerStep::upgrade) {
+      if (take_over(stream, core)) break;  // the stream was the WebSocket's: nothing more here
+      core.respond(http::Response::text(404, "no WebSocket route for this transport\n"));
     } else if (step == ServerStep::receive) {
       // Only the wait between requests ends at a stop: a request in progress is finished.
       (void)io.receive(core.idle_wait() ? stop : none);

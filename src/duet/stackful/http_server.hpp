@@ -18,17 +18,25 @@
 // - A handler streams a request body with fiber::HttpBodyReader and a
 //   response with fiber::HttpResponseStream (then returns
 //   http::Response::streamed()).
+// - WebSocket routes: websocket(pattern, handler, ws_options), as
+//   duet::HttpServer's; the handler is void(http::Request&,
+//   fiber::WebSocket<Stream>) and runs on the connection's fiber.
 // - The scheduler's thread; serve and serve_connection on a fiber.
 //
 //   duet::fiber::HttpServer server;
 //   server.get("/", [](duet::http::Request&) { return duet::http::Response::text(200, "hello"); });
 //   server.serve(listener, stop);   // on a fiber
+//   server.websocket("/echo", [](duet::http::Request&, auto ws) {
+//     while (auto m = ws.receive()) (void)ws.send_text(m->data());
+//   });
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,14 +44,22 @@
 #include "duet/http/response.hpp"
 #include "duet/http/route_table.hpp"
 #include "duet/http/server_options.hpp"
+#include "duet/http/websocket_options.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/stackful/tcp_listener.hpp"
 #include "duet/stackful/tcp_stream.hpp"
 #include "duet/stackful/tls_stream.hpp"
+#include "duet/stackful/websocket.hpp"
+
+namespace duet::http::detail {
+class ServerConnection;
+}
 
 namespace duet::fiber {
 
 using HttpHandler = std::function<http::Response(http::Request&)>;
+template <typename Stream>
+using WsHandler = std::function<void(http::Request&, WebSocket<Stream>)>;
 
 class HttpServer {
  public:
@@ -58,6 +74,21 @@ class HttpServer {
   HttpServer& put(std::string_view pattern, HttpHandler h) { return route("PUT", pattern, std::move(h)); }
   HttpServer& del(std::string_view pattern, HttpHandler h) { return route("DELETE", pattern, std::move(h)); }
 
+  template <typename Handler>
+  HttpServer& websocket(std::string_view pattern, Handler handler, WsOptions options = {}) {
+    constexpr bool tcp = std::is_invocable_v<Handler&, http::Request&, WebSocket<TcpStream>>;
+    constexpr bool tls = std::is_invocable_v<Handler&, http::Request&, WebSocket<TlsStream>>;
+    static_assert(tcp || tls,
+                  "duet::fiber::HttpServer::websocket: the handler is called as void(http::Request&, "
+                  "fiber::WebSocket<TcpStream>) or (http::Request&, fiber::WebSocket<TlsStream>); a generic "
+                  "lambda taking `auto ws` serves both");
+    auto route = std::make_unique<WsRoute>();
+    route->options = std::move(options);
+    if constexpr (tcp) route->tcp = handler;
+    if constexpr (tls) route->tls = std::move(handler);
+    return add_websocket(pattern, std::move(route));
+  }
+
   void serve(TcpListener& listener, std::stop_token stop);
   void serve(TcpListener& listener, const TlsContext& tls, std::stop_token stop);
   void serve_connection(TcpStream conn, std::stop_token stop = {});
@@ -66,14 +97,24 @@ class HttpServer {
   [[nodiscard]] const http::HttpServerOptions& options() const noexcept { return options_; }
 
  private:
+  struct WsRoute {
+    WsOptions options;
+    WsHandler<TcpStream> tcp;  // empty: this route does not serve that transport
+    WsHandler<TlsStream> tls;
+  };
+
+  HttpServer& add_websocket(std::string_view pattern, std::unique_ptr<WsRoute> route);
   template <typename Stream>
   void run(Stream& stream, const std::stop_token& stop);
+  template <typename Stream>
+  bool take_over(Stream& stream, http::detail::ServerConnection& core);
   void serve_tls(TcpStream conn, const TlsContext& tls, const std::stop_token& stop);
   void accept_all(TcpListener& listener, const TlsContext* tls, const std::stop_token& stop);
 
   http::HttpServerOptions options_;
   http::RouteTable routes_;
-  std::vector<HttpHandler> handlers_;
+  std::vector<HttpHandler> handlers_;             // by route index (empty for a WebSocket route)
+  std::vector<std::unique_ptr<WsRoute>> ws_routes_;  // by route index (null for an HTTP route)
 };
 
 // A streamed request body (a route added with http::BodyMode::stream).

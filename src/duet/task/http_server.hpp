@@ -22,6 +22,17 @@
 //   protocol is closed).
 // - A handler streams a request body with HttpBodyReader and a response with
 //   HttpResponseStream (then returns http::Response::streamed()).
+// - WebSocket routes: websocket(pattern, handler, ws_options) takes a GET
+//   route's connection over. The server answers the upgrade through
+//   ws_accept (101, or 400/426 naming the defect, then closes), and the
+//   handler, Task<void>(http::Request&, WebSocket<Stream>), owns the
+//   connection until it returns; earlier pipelined requests are answered
+//   first, bytes that came after the head go to the WebSocket. Stream is
+//   TcpStream or TlsStream: a generic handler (`auto ws`) serves both; one
+//   that takes only one of them answers the other's requests 404. The
+//   request (its head, params, stop_token) stays valid while the handler
+//   runs; serve() waits for it, so it must end when stop_token() is stopped
+//   (close(1001) is the polite way).
 // - The loop's thread only (each shard's, when sharded).
 //
 //   duet::HttpServer server;
@@ -29,11 +40,16 @@
 //     co_return duet::http::Response::text(200, "hello");
 //   });
 //   co_await server.serve(listener, stop);
+//   server.websocket("/echo", [](duet::http::Request&, auto ws) -> duet::Task<void> {
+//     for (auto m = co_await ws.receive(); m; m = co_await ws.receive()) co_await ws.send_text(m->data());
+//   });
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <stop_token>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -41,15 +57,23 @@
 #include "duet/http/response.hpp"
 #include "duet/http/route_table.hpp"
 #include "duet/http/server_options.hpp"
+#include "duet/http/websocket_options.hpp"
 #include "duet/io/io_result.hpp"
 #include "duet/task/task.hpp"
 #include "duet/task/tcp_listener.hpp"
 #include "duet/task/tcp_stream.hpp"
 #include "duet/task/tls_stream.hpp"
+#include "duet/task/websocket.hpp"
 
 namespace duet {
 
+namespace http::detail {
+class ServerConnection;
+}
+
 using HttpHandler = std::function<Task<http::Response>(http::Request&)>;
+template <typename Stream>
+using WsHandler = std::function<Task<void>(http::Request&, WebSocket<Stream>)>;
 
 class HttpServer {
  public:
@@ -64,6 +88,21 @@ class HttpServer {
   HttpServer& put(std::string_view pattern, HttpHandler h) { return route("PUT", pattern, std::move(h)); }
   HttpServer& del(std::string_view pattern, HttpHandler h) { return route("DELETE", pattern, std::move(h)); }
 
+  template <typename Handler>
+  HttpServer& websocket(std::string_view pattern, Handler handler, WsOptions options = {}) {
+    constexpr bool tcp = std::is_invocable_r_v<Task<void>, Handler&, http::Request&, WebSocket<TcpStream>>;
+    constexpr bool tls = std::is_invocable_r_v<Task<void>, Handler&, http::Request&, WebSocket<TlsStream>>;
+    static_assert(tcp || tls,
+                  "duet::HttpServer::websocket: the handler is called as Task<void>(http::Request&, "
+                  "WebSocket<TcpStream>) or (http::Request&, WebSocket<TlsStream>); a generic lambda "
+                  "taking `auto ws` serves both");
+    auto route = std::make_unique<WsRoute>();
+    route->options = std::move(options);
+    if constexpr (tcp) route->tcp = handler;
+    if constexpr (tls) route->tls = std::move(handler);
+    return add_websocket(pattern, std::move(route));
+  }
+
   [[nodiscard]] Task<void> serve(TcpListener& listener, std::stop_token stop);
   [[nodiscard]] Task<void> serve(TcpListener& listener, const TlsContext& tls, std::stop_token stop);
   [[nodiscard]] Task<void> serve_connection(TcpStream conn, std::stop_token stop = {});
@@ -72,14 +111,24 @@ class HttpServer {
   [[nodiscard]] const http::HttpServerOptions& options() const noexcept { return options_; }
 
  private:
+  struct WsRoute {
+    WsOptions options;
+    WsHandler<TcpStream> tcp;  // empty: this route does not serve that transport
+    WsHandler<TlsStream> tls;
+  };
+
+  HttpServer& add_websocket(std::string_view pattern, std::unique_ptr<WsRoute> route);
   template <typename Stream>
   Task<void> run(Stream& stream, std::stop_token stop);
+  template <typename Stream>
+  Task<bool> take_over(Stream& stream, http::detail::ServerConnection& core);
   Task<void> serve_tls(TcpStream conn, const TlsContext& tls, std::stop_token stop);
   Task<void> accept_all(TcpListener& listener, const TlsContext* tls, std::stop_token stop);
 
   http::HttpServerOptions options_;
   http::RouteTable routes_;
-  std::vector<HttpHandler> handlers_;
+  std::vector<HttpHandler> handlers_;             // by route index (empty for a WebSocket route)
+  std::vector<std::unique_ptr<WsRoute>> ws_routes_;  // by route index (null for an HTTP route)
 };
 
 // A streamed request body (a route added with http::BodyMode::stream), read

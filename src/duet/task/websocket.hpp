@@ -33,8 +33,10 @@
 //
 //   auto ws = co_await duet::ws_accept(std::move(conn));
 //   if (!ws) co_return;
-//   for (auto m = co_await ws->receive(); m; m = co_await ws->receive())
-//     co_await (m->is_text() ? ws->send_text(m->data()) : ws->send_binary(m->payload));
+//   for (auto m = co_await ws->receive(); m; m = co_await ws->receive()) {
+//     if (m->is_text()) co_await ws->send_text(m->data());   // not `co_await (c ? a : b)`: GCC 12
+//     else co_await ws->send_binary(m->payload);            // destroys that temporary twice
+//   }
 #pragma once
 
 #include <chrono>

@@ -28,6 +28,7 @@ ServerStep ServerConnection::next() {
   for (;;) {
     if (state_ == State::closing) return out_.empty() ? ServerStep::close : ServerStep::send;
     if (state_ == State::handle) return ServerStep::handle;
+    if (state_ == State::upgrade) return out_.empty() ? ServerStep::upgrade : ServerStep::send;
     if (state_ == State::idle && (stopping_ || stop_.stop_requested()) && unparsed().empty()) {
       state_ = State::closing;  // a graceful stop ends a connection between requests
       continue;
@@ -104,6 +105,12 @@ void ServerConnection::on_head() {
   request_.stop_ = stop_;
   request_.connection_ = this;
   request_.body_ = {};
+  if (match_.mode == BodyMode::upgrade) {
+    // The route's handler owns the connection from here (a head it refuses,
+    // a body, a HEAD, is its to answer); the core parses nothing more.
+    state_ = State::upgrade;
+    return;
+  }
   if (head.body != BodyKind::none && head.expect_continue) write_continue(out_);
   if (head.body != BodyKind::none) state_ = match_.mode == BodyMode::stream ? State::handle : State::body;
   // else: message_end follows at once, and then the handler

@@ -14,6 +14,10 @@
 //              (or failed() if it could not);
 //     handle   call handler route() with request(), then respond() (or
 //              handler_failed() if it threw);
+//     upgrade  a route that takes the connection over (BodyMode::upgrade):
+//              hand the stream, request() and leftover() (the bytes received
+//              after its head) to the route's handler; the core is done
+//              (answers to earlier pipelined requests went out first);
 //     close    close the connection.
 // - Every policy lives here: framing and pipelining (responses to pipelined
 //   requests gathered into one send), 100-continue, routing (404/405 with
@@ -51,7 +55,7 @@
 
 namespace duet::http::detail {
 
-enum class ServerStep : std::uint8_t { receive, send, handle, close };
+enum class ServerStep : std::uint8_t { receive, send, handle, upgrade, close };
 
 // What a streamed body's next read found.
 enum class BodyPiece : std::uint8_t { data, end, need_more, failed };
@@ -96,6 +100,9 @@ class ServerConnection {
   void respond(const Response& response);
   void handler_failed();
 
+  // upgrade: what arrived after the request's head (maybe the first frames).
+  [[nodiscard]] std::string_view leftover() const noexcept { return unparsed(); }
+
   // A streamed body (BodyMode::stream), read by the handler: data sets piece
   // (valid until the next call); need_more: send output() if any, receive, ask again.
   [[nodiscard]] BodyPiece next_body_piece(std::string_view& piece);
@@ -114,7 +121,7 @@ class ServerConnection {
   [[nodiscard]] void* driver(int voice) const;
 
  private:
-  enum class State : std::uint8_t { idle, head, body, handle, discard, closing };
+  enum class State : std::uint8_t { idle, head, body, handle, upgrade, discard, closing };
 
   [[nodiscard]] std::string_view unparsed() const noexcept {
     return std::string_view(in_).substr(pos_);
