@@ -5,7 +5,8 @@
 // own writer drains; broadcast() fills outboxes with try_send, which never
 // waits, so a member that stops reading is dropped once its outbox is full and
 // nobody else stalls. A stop only cancels the member's I/O; its reader and
-// writer end later, on the loop's next turn. The loop's thread only.
+// writer (or its one loop, over WebSocket) end later, on the loop's next
+// turn. The loop's thread only.
 #pragma once
 
 #include <cstddef>
@@ -27,6 +28,15 @@ struct Member {
   explicit Member(LoopIfAny&... loop) : outbox_(loop..., queue_lines) {}
   Channel outbox_;
   std::stop_source stop_;  // ends the member's reader and writer (and their I/O)
+  // A member served by one loop (ws_chat_*: a WebSocket takes one call at a
+  // time) waits in receive with wake_'s token; a line for it, or its stop,
+  // ends that wait, and it renews wake_ before it sends what was queued.
+  std::stop_source wake_;
+
+  void stop() {
+    stop_.request_stop();
+    wake_.request_stop();
+  }
 };
 
 template <typename Member>
@@ -34,17 +44,18 @@ class Room {
  public:
   void join(Member& m) {
     members_.push_back(&m);
-    if (closing_) m.stop_.request_stop();
+    if (closing_) m.stop();
   }
   void leave(Member& m) { std::erase(members_, &m); }
   void close() {
     closing_ = true;
-    for (Member* m : members_) m->stop_.request_stop();
+    for (Member* m : members_) m->stop();
   }
   void broadcast(const Member& from, const Line& line) {
     for (Member* peer : members_) {
       if (peer == &from || peer->stop_.stop_requested()) continue;
-      if (!peer->outbox_.try_send(Line(line))) peer->stop_.request_stop();  // full: it stopped reading
+      if (peer->outbox_.try_send(Line(line))) peer->wake_.request_stop();
+      else peer->stop();  // full: it stopped reading
     }
   }
 

@@ -1,0 +1,102 @@
+// ws_chat_stackful — the chat room over WebSocket, in the stackful voice:
+// duet::fiber::HttpServer serves a page at GET / and takes /chat over as a
+// WebSocket, each connection on a fiber of its own.
+//
+//   ws_chat_stackful [--port 8082] [--backend io_uring|epoll]
+//   open http://127.0.0.1:8082/ in a few browser tabs, or:
+//   python3 -m websockets ws://127.0.0.1:8082/chat
+//
+// The same room and the same member loop as ws_chat_stackless (read its
+// comment): one loop per member, as a WebSocket takes one call at a time,
+// woken from its receive when a line is queued for it; 1009 past max_line
+// bytes, 1003 for binary; SIGINT or SIGTERM closes every member with 1001.
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <stop_token>
+#include <string>
+
+#include "chat_room.hpp"
+#include "server_flags.hpp"
+#include "ws_chat_page.hpp"
+
+#include <duet/stackful/channel.hpp>
+#include <duet/stackful/http_server.hpp>
+#include <duet/stackful/scheduler.hpp>
+#include <duet/stackful/signal_set.hpp>
+#include <duet/stackful/tcp_listener.hpp>
+#include <duet/stackful/when_any.hpp>
+
+namespace {
+
+using Member = chat::Member<duet::fiber::Channel<chat::Line>>;
+using Room = chat::Room<Member>;
+using WebSocket = duet::fiber::WebSocket<duet::fiber::TcpStream>;
+constexpr auto send_timeout = std::chrono::seconds(10);
+
+duet::http::Response page(duet::http::Request&) {
+  return duet::http::Response::text(200, std::string(chat::page), "text/html; charset=utf-8");
+}
+
+// What the outbox holds goes out; false once the connection cannot take it.
+bool deliver(Member& me, WebSocket& ws) {
+  while (auto line = me.outbox_.try_recv()) {
+    if (!ws.send_text(**line, send_timeout, me.stop_.get_token())) return false;
+  }
+  return true;
+}
+
+void member(Room& room, duet::http::Request& req, WebSocket ws) {
+  Member me;
+  room.join(me);
+  std::stop_callback on_server_stop(req.stop_token(), [&me] { me.stop(); });
+  std::uint16_t code = 1001;  // ours to send: the server stops, or the member was dropped
+  while (!me.stop_.stop_requested()) {
+    me.wake_ = std::stop_source();  // renewed before delivering: a line queued meanwhile wakes the receive
+    if (!deliver(me, ws)) {
+      code = 0;  // a failed send closed the connection
+      break;
+    }
+    auto m = ws.receive({}, me.wake_.get_token());
+    if (m && m->is_text()) {
+      room.broadcast(me, std::make_shared<const std::string>(m->data()));
+    } else if (m) {
+      code = 1003;  // a chat of text lines
+      break;
+    } else if (m.error() != std::errc::operation_canceled) {
+      code = 0;  // the peer closed (echoed) or broke the protocol (1009 or 1002 sent)
+      break;
+    }  // else woken: a line to deliver, or the stop the loop checks
+  }
+  room.leave(me);
+  if (code != 0) (void)ws.close(code, code == 1003 ? "text only" : "going away");  // close_timeout at most
+}
+
+void serve(duet::EventLoop& loop, duet::fiber::SignalSet& signals, duet::fiber::HttpServer& server,
+           std::uint16_t port) {
+  auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::any(port));
+  std::printf("ws_chat on port %u (%s)\n", listener.local_address().port(), duet::backend_name(loop.backend()).data());
+  std::fflush(stdout);
+  // SIGINT or SIGTERM stops the token, and the server stops gracefully.
+  duet::fiber::when_any([&](std::stop_token stop) { server.serve(listener, stop); },
+                        [&](std::stop_token stop) { return signals.wait(stop); });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const auto flags = examples::parse_server_flags(argc, argv, 8082, "ws_chat_stackful");
+  if (flags.threads != 1) examples::usage("ws_chat_stackful", "one thread only (no --threads)");
+  Room room;  // outlives every member
+  duet::WsOptions options;
+  options.session.max_message_size = chat::max_line;  // 1009 past it
+  duet::fiber::HttpServer server;
+  server.get("/", page);
+  server.websocket("/chat", [&room](duet::http::Request& req, WebSocket ws) { member(room, req, std::move(ws)); },
+                   options);
+  duet::fiber::Scheduler scheduler({.backend = flags.backend});
+  duet::fiber::SignalSet signals({SIGINT, SIGTERM});  // blocked, then read through the loop
+  scheduler.spawn(serve, std::ref(scheduler.loop()), std::ref(signals), std::ref(server), flags.port).detach();
+  scheduler.run();
+  std::printf("ws_chat stopped\n");
+}
