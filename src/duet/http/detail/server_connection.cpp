@@ -11,6 +11,8 @@ namespace duet::http::detail {
 
 namespace {
 
+constexpr std::size_t response_head_room = 256;  // a typical head: status line, a few fields, Date
+
 bool bodyless_status(int status) noexcept { return status < 200 || status == 204 || status == 304; }
 
 }  // namespace
@@ -218,6 +220,8 @@ void ServerConnection::respond(const Response& response) {
     return;
   }
   const std::size_t mark = out_.size();
+  // One allocation for the head and body, not one per doubling as they are appended.
+  out_.reserve(mark + response_head_room + response.body.size());
   bool keep_alive = false;
   try {
     ResponseWriter w(out_, ResponseContext::from(parser_.head()));
