@@ -21,6 +21,7 @@
 
 #include <sys/wait.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -63,11 +64,11 @@ inline std::string curl_https_twice(std::uint16_t port, const std::string& ca_fi
   const TempDir dir("duet-curl");
   const std::string p = std::to_string(port);
   const std::string url = "https://localhost:" + p + "/";
+  const std::string command = "curl -sS -v --max-time 10 --cacert " + ca_file + " --resolve localhost:" + p +
+                              ":127.0.0.1 -w ' %{http_code} %{num_connects}\\n' " + url + " " + url +
+                              " 2>" + dir.file("trace");  // -v's trace and curl's errors
   int status = 0;
-  std::string out = detail::curl_output_of("curl -sS -v --max-time 10 --cacert " + ca_file + " --resolve localhost:" +
-                                               p + ":127.0.0.1 -w ' %{http_code} %{num_connects}\\n' " + url + " " +
-                                               url + " 2>" + dir.file("trace"),
-                                           status);
+  std::string out = detail::curl_output_of(command, status);
   std::ifstream trace(dir.file("trace"));
   std::string errors;
   out += "ALPN " + detail::alpn_accepted(trace, errors);
