@@ -19,7 +19,8 @@ PACKAGES=(
   curl python3-websockets  # tests/examples: the HTTP and WebSocket examples with the clients users run
   wrk nginx-light  # bench/http: the load generator and the nginx baseline
 )
-# node-redis and ioredis come from npm (tests/kv/clients/package-lock.json);
+# node-redis and ioredis (tests/kv/clients/package-lock.json) and ws
+# (tests/examples/ws_clients/package-lock.json) come from npm;
 # Node.js itself from Debian unless the machine already has node and npm.
 command -v node >/dev/null && command -v npm >/dev/null || PACKAGES+=(nodejs npm)
 
@@ -36,12 +37,16 @@ install_missing() {
   DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
-# The npm clients, as the lock file pins them (again only when it changed).
+# The npm clients, as each directory's lock file pins them (again only when it changed):
+# the Redis clients of tests/kv/clients, the WebSocket client of tests/examples/ws_clients.
+NODE_CLIENT_DIRS=(tests/kv/clients tests/examples/ws_clients)
 install_node_clients() {
-  local dir=tests/kv/clients
-  [[ $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && return
-  echo "dev.sh: installing the Node.js Redis clients (npm ci in $dir)"
-  npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  local dir
+  for dir in "${NODE_CLIENT_DIRS[@]}"; do
+    [[ $dir/node_modules/.package-lock.json -nt $dir/package-lock.json ]] && continue
+    echo "dev.sh: installing the Node.js clients of $dir (npm ci)"
+    npm ci --prefix "$dir" --no-audit --no-fund --loglevel=error
+  done
 }
 
 # BUILD_DIR lets a second tree (or the dev.sh test) live beside ./build.

@@ -2,10 +2,12 @@
 // to in raw bytes by a blocking client on its own thread: the cases of
 // tests/task/http_server_test.cpp that exercise the voice (handlers as plain
 // functions, streaming both ways, timeouts, a failing handler, a graceful
-// stop). The HTTP rules themselves live in the shared core, tested there.
+// stop, TLS with ALPN answering curl). The HTTP rules themselves live in the
+// shared core, tested there.
 #include <catch2/catch.hpp>
 
 #include <chrono>
+#include <cstddef>
 #include <stop_token>
 #include <string>
 #include <thread>
@@ -16,8 +18,10 @@
 #include "duet/stackful/sleep.hpp"
 #include "duet/stackful/this_fiber.hpp"
 #include "support/client_thread.hpp"
+#include "support/curl.hpp"
 #include "support/http_raw_client.hpp"
 #include "support/on_fibers.hpp"
+#include "tls/tls_certs.hpp"
 
 namespace {
 
@@ -30,11 +34,13 @@ using duet::test::RawResponse;
 using namespace std::chrono_literals;
 
 // Serves on each backend (on a fiber) until client(port) returns on its thread; its result.
+// With `tls`, over TLS (on deeper stacks: OpenSSL's handshake runs on the connection's fiber).
 template <typename Client>
-auto with_server(HttpServer& server, Client client) {
+auto with_server(HttpServer& server, Client client, const duet::TlsContext* tls = nullptr) {
   const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
   INFO("backend " << duet::backend_name(backend));
-  return duet::test::on_fibers(backend, [&server, client] {
+  const std::size_t stack_size = tls != nullptr ? 256 * 1024 : 64 * 1024;
+  return duet::test::on_fibers(backend, [&server, client, tls] {
     auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::parse("127.0.0.1", 0).value());
     const std::uint16_t port = listener.local_address().port();
     duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
@@ -43,10 +49,11 @@ auto with_server(HttpServer& server, Client client) {
       while (!thread.done()) duet::fiber::sleep_for(2ms);
       stop.request_stop();
     });
-    server.serve(listener, stop.get_token());
+    if (tls != nullptr) server.serve(listener, *tls, stop.get_token());
+    else server.serve(listener, stop.get_token());
     watch.join();
     return thread.result();
-  });
+  }, stack_size);
 }
 
 Response hello(Request&) { return Response::text(200, "hello"); }
@@ -150,6 +157,19 @@ TEST_CASE("fiber server: a client that never reads is closed at send_timeout") {
     return c.read_until_close().size();
   });
   CHECK(got < (64u << 20));
+}
+
+TEST_CASE("fiber server: over TLS it handshakes with ALPN http/1.1 and answers curl, keeping the connection") {
+  const auto& certs = duet::test::tls_certs();
+  duet::TlsOptions options = certs.server();
+  options.alpn = {"http/1.1"};
+  const duet::TlsContext tls(options);
+  HttpServer server;
+  server.get("/", hello);
+  const std::string ca = certs.file("ca.crt");
+  auto got = with_server(server, [ca](std::uint16_t port) { return duet::test::curl_https_twice(port, ca); }, &tls);
+  // curl offered h2 and http/1.1: the server chose http/1.1 and kept the connection (num_connects 0).
+  CHECK(got == "hello 200 1\nhello 200 0\nALPN http/1.1 rc=0\n");
 }
 
 namespace {
