@@ -60,14 +60,15 @@ auto with_server(HttpServer& server, Client client, const bool* stop_when = null
 
 Task<Response> hello(Request&) { co_return Response::text(200, "hello"); }
 
-// Echoes every message until the peer closes; at the server's stop, closes with 1001.
+// guide:begin ws_route_handler
+// A WebSocket route's handler: echoes every message until the peer closes;
+// at the server's stop (the request's token), closes with 1001.
 template <typename Stream>
-Task<void> echo(Request& req, duet::WebSocket<Stream> ws) {
+duet::Task<void> echo(duet::http::Request& req, duet::WebSocket<Stream> ws) {
   const std::stop_token stop = req.stop_token();
   for (;;) {
     auto m = co_await ws.receive({}, stop);
     if (!m) break;
-    // Not `co_await (c ? a : b)`: GCC 12 destroys a conditional temporary inside co_await twice.
     duet::IoResult<void> sent;
     if (m->is_text()) sent = co_await ws.send_text(m->data());
     else sent = co_await ws.send_binary(m->payload);
@@ -79,6 +80,15 @@ Task<void> echo(Request& req, duet::WebSocket<Stream> ws) {
     (void)closed;
   }
 }
+// guide:end
+
+// guide:begin ws_route
+void add_routes(duet::HttpServer& server) {
+  server.get("/", hello);
+  // GET /chat is taken over: ws_accept answers 101 (or 400/426), then echo owns the connection.
+  server.websocket("/chat", [](duet::http::Request& req, auto ws) { return echo(req, std::move(ws)); });
+}
+// guide:end
 
 constexpr std::string_view accept_field = "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=";
 
@@ -86,8 +96,7 @@ constexpr std::string_view accept_field = "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kY
 
 TEST_CASE("a WebSocket route takes its connection over after the pipelined requests before it") {
   HttpServer server;
-  server.get("/", hello);
-  server.websocket("/chat", [](Request& req, auto ws) { return echo(req, std::move(ws)); });
+  add_routes(server);
   const std::string close_1000("\x03\xe8", 2);
   auto seen = with_server(server, [&close_1000](std::uint16_t port) {
     RawHttpClient c(port);

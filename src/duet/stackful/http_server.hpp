@@ -14,7 +14,8 @@
 //   ended (connections between requests close at once, a request in
 //   progress is answered with Connection: close). A handler that throws: 500,
 //   then the connection closes. TLS: serve(listener, tls, stop), with
-//   .alpn = {"http/1.1"} in the context.
+//   .alpn = {"http/1.1"} in the context (and .verify = TlsVerify::none
+//   unless clients must present certificates).
 // - A handler streams a request body with fiber::HttpBodyReader and a
 //   response with fiber::HttpResponseStream (then returns
 //   http::Response::streamed()).

@@ -19,7 +19,8 @@
 //   A handler that throws gets a 500 and the connection closes.
 // - TLS: serve(listener, tls, stop) handshakes first (within head_timeout);
 //   give the context .alpn = {"http/1.1"} (a client that negotiated another
-//   protocol is closed).
+//   protocol is closed) and .verify = TlsVerify::none unless clients must
+//   present certificates (a server context's default, as Redis's).
 // - A handler streams a request body with HttpBodyReader and a response with
 //   HttpResponseStream (then returns http::Response::streamed()).
 // - WebSocket routes: websocket(pattern, handler, ws_options) takes a GET
@@ -149,7 +150,8 @@ class HttpBodyReader {
 
 // A response sent in pieces (chunked; close-delimited to an HTTP/1.0 client).
 //   duet::HttpResponseStream out(req);
-//   co_await out.start(200, {{"Content-Type", "text/plain"}});
+//   duet::HttpResponseStream::Headers headers{{"Content-Type", "text/plain"}};  // named: see start()
+//   co_await out.start(200, std::move(headers));
 //   co_await out.write("tick\n");
 //   co_await out.finish();
 //   co_return duet::http::Response::streamed();
