@@ -14,7 +14,7 @@
 #   ninja -C build-release examples/http_hello_stackless examples/http_hello_stackful bench/http/beast_http_hello
 #   bench/http/idle_memory.sh build-release
 #
-# Knobs (environment): CONNS=4000 SETTLE=2 REPS=1 SERVER_CPU=1 PORT=7800
+# Knobs (environment): CONNS=4000 SETTLE=2 REPS=1 SERVER_CPU=1 PORT=7800 ONLY="names" (a subset)
 # The client and each server need CONNS + 64 file descriptors (ulimit -n).
 # duet's servers close a connection idle for 60 s (HttpServerOptions::idle_timeout):
 # a run takes well under that, and the table's last column says how many were still open.
@@ -48,7 +48,7 @@ daemon off;
 master_process off;
 pid $WORK/nginx.pid;
 error_log $WORK/nginx-error.log;
-events { worker_connections $((CONNS + 64)); }
+events { worker_connections $((2 * CONNS + 64)); }  # under 1/16 free, nginx closes idle keep-alives
 http {
   access_log off;
   server_tokens off;
@@ -75,6 +75,11 @@ server_cmd() {  # name port
 }
 
 field() { tr ' ' '\n' <<< "$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }  # key line
+
+if [[ -n "${ONLY:-}" ]]; then
+  read -r -a SERVERS <<< "$ONLY"
+  for name in "${SERVERS[@]}"; do [[ -n "$(server_cmd "$name" 0)" ]] || { echo "unknown server $name" >&2; exit 2; }; done
+fi
 
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do

@@ -17,7 +17,7 @@
 #   bench/http/ws_run.sh build-release
 #
 # Knobs (environment): REPS=5 DURATION=5 CONNS=100 SIZE=64 DEPTH=1
-#                      SERVER_CPU=1 CLIENT_CPU=0 PORT=7750
+#                      SERVER_CPU=1 CLIENT_CPU=0 PORT=7750 ONLY="names" (a subset)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"  # wait_for_port, median
 
@@ -49,6 +49,11 @@ server_cmd() {  # name port
 }
 
 field() { tr ' ' '\n' <<< "$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }  # key line
+
+if [[ -n "${ONLY:-}" ]]; then
+  read -r -a SERVERS <<< "$ONLY"
+  for name in "${SERVERS[@]}"; do [[ -n "$(server_cmd "$name" 0)" ]] || { echo "unknown server $name" >&2; exit 2; }; done
+fi
 
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do
