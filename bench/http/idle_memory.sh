@@ -48,7 +48,7 @@ daemon off;
 master_process off;
 pid $WORK/nginx.pid;
 error_log $WORK/nginx-error.log;
-events { worker_connections $((2 * CONNS + 64)); }  # under 1/16 free, nginx closes idle keep-alives
+events { worker_connections $((2 * CONNS + 64)); }  # short of free slots, nginx closes idle keep-alives
 http {
   access_log off;
   server_tokens off;
