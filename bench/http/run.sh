@@ -13,6 +13,7 @@
 #
 # Knobs (environment): REPS=5 DURATION=5 CONNS=50 SERVER_CPU=1 CLIENT_CPU=0 PORT=7700
 set -euo pipefail
+source "$(dirname "$0")/common.sh"  # wait_for_port, cpu_ticks, median
 
 BUILD=${1:-build-release}
 REPS=${REPS:-5}
@@ -61,17 +62,6 @@ server_cmd() {  # name port
   esac
 }
 
-wait_for_port() {
-  for _ in $(seq 100); do
-    (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null && return 0
-    sleep 0.05
-  done
-  echo "server on port $1 did not come up" >&2
-  return 1
-}
-
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime of the whole process
-
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do
   for name in "${SERVERS[@]}"; do
@@ -96,7 +86,7 @@ done
 echo "| server | requests/s (median of $REPS) | server CPU µs/request |"
 echo "|---|---:|---:|"
 for name in "${SERVERS[@]}"; do
-  rps=$(awk -v n="$name" '$1 == n {print $2}' "$WORK/results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-  us=$(awk -v n="$name" '$1 == n {print $3}' "$WORK/results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+  rps=$(median "$WORK/results" "$name" 2)
+  us=$(median "$WORK/results" "$name" 3)
   echo "| $name | $rps | $us |"
 done
