@@ -152,15 +152,21 @@ Task<void> HttpServer::run(Stream& stream, std::stop_token stop) {
       auto got = co_await io.receive(std::move(token));  // a failure is told to the core
       (void)got;
     } else {
-      std::optional<http::Response> response;
-      try {
-        response.emplace(co_await handlers_[core.route()](core.request()));
-      } catch (...) {  // the handler's failure is its client's 500, not the server's end
-      }
-      if (response) core.respond(*response);
-      else core.handler_failed();
+      co_await handle(core);
     }
   }
+}
+
+// The handler's call, in a frame of its own: the connection's frame, which
+// an idle connection keeps, then holds no Response (memory per idle connection).
+Task<void> HttpServer::handle(ServerConnection& core) {
+  std::optional<http::Response> response;
+  try {
+    response.emplace(co_await handlers_[core.route()](core.request()));
+  } catch (...) {  // the handler's failure is its client's 500, not the server's end
+  }
+  if (response) core.respond(*response);
+  else core.handler_failed();
 }
 
 Task<void> HttpServer::serve_connection(TcpStream conn, std::stop_token stop) {

@@ -123,6 +123,7 @@ class HttpServer {
   Task<void> run(Stream& stream, std::stop_token stop);
   template <typename Stream>
   Task<bool> take_over(Stream& stream, http::detail::ServerConnection& core);
+  Task<void> handle(http::detail::ServerConnection& core);
   Task<void> serve_tls(TcpStream conn, const TlsContext& tls, std::stop_token stop);
   Task<void> accept_all(TcpListener& listener, const TlsContext* tls, std::stop_token stop);
 
