@@ -11,7 +11,6 @@ wait_for_port() {  # port
   return 1
 }
 
-cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }  # utime + stime of the whole process
 
 # The median of column COLUMN over the rows of FILE whose first column is NAME
 # (the upper one of an even count).
