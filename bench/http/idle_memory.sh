@@ -36,56 +36,18 @@ if (( CONNS + 64 > limit )); then
   echo "CONNS=$CONNS needs $((CONNS + 64)) file descriptors per process; ulimit -n is $limit" >&2
   exit 1
 fi
+NGINX_NOFILE=$limit
+NGINX_SLOTS=$((2 * CONNS + 64))  # short of free slots, nginx closes idle keep-alive connections
 SERVERS=("duet-io_uring" "duet-epoll" "fiber-io_uring" "fiber-epoll")
 command -v nginx >/dev/null && SERVERS+=("nginx")
 [[ -x "$BUILD/bench/http/beast_http_hello" ]] && SERVERS+=("beast")
-
-nginx_conf() {  # port
-  cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-worker_rlimit_nofile $limit;
-daemon off;
-master_process off;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections $((2 * CONNS + 64)); }  # short of free slots, nginx closes idle keep-alives
-http {
-  access_log off;
-  server_tokens off;
-  keepalive_requests 1000000;
-  keepalive_timeout 300s;
-  server {
-    listen 127.0.0.1:$1 backlog=4096;
-    location = / { default_type text/plain; return 200 "hello"; }
-  }
-}
-CONF
-  echo "$WORK/nginx.conf"
-}
-
-server_cmd() {  # name port
-  case "$1" in
-    duet-io_uring) echo "$BUILD/examples/http_hello_stackless --port $2 --backend io_uring" ;;
-    duet-epoll) echo "$BUILD/examples/http_hello_stackless --port $2 --backend epoll" ;;
-    fiber-io_uring) echo "$BUILD/examples/http_hello_stackful --port $2 --backend io_uring" ;;
-    fiber-epoll) echo "$BUILD/examples/http_hello_stackful --port $2 --backend epoll" ;;
-    nginx) echo "nginx -e $WORK/nginx-error.log -c $(nginx_conf "$2")" ;;
-    beast) echo "$BUILD/bench/http/beast_http_hello --port $2" ;;
-  esac
-}
-
-field() { tr ' ' '\n' <<< "$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }  # key line
-
-if [[ -n "${ONLY:-}" ]]; then
-  read -r -a SERVERS <<< "$ONLY"
-  for name in "${SERVERS[@]}"; do [[ -n "$(server_cmd "$name" 0)" ]] || { echo "unknown server $name" >&2; exit 2; }; done
-fi
+apply_only hello_server_cmd
 
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do
   for name in "${SERVERS[@]}"; do
     PORT=$((PORT + 1))
-    taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null 2>&1 &
+    taskset -c "$SERVER_CPU" $(hello_server_cmd "$name" "$PORT") > /dev/null 2>&1 &
     pid=$!
     wait_for_port "$PORT"
     if ! out=$(/usr/bin/python3 "$CLIENT" --port "$PORT" --pid "$pid" --conns "$CONNS" --settle "$SETTLE"); then

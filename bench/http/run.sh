@@ -12,7 +12,7 @@
 #   meson setup build-release -Dbuildtype=release && ninja -C build-release
 #   bench/http/run.sh build-release
 #
-# Knobs (environment): REPS=5 DURATION=5 CONNS=50 SERVER_CPU=1 CLIENT_CPU=0 PORT=7700
+# Knobs (environment): REPS=5 DURATION=5 CONNS=50 SERVER_CPU=1 CLIENT_CPU=0 PORT=7700 ONLY="names" (a subset)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"  # wait_for_port, median
 
@@ -30,44 +30,13 @@ trap 'rm -rf "$WORK"' EXIT
 SERVERS=("duet-io_uring" "duet-epoll" "fiber-io_uring" "fiber-epoll")
 command -v nginx >/dev/null && SERVERS+=("nginx")
 [[ -x "$BUILD/bench/http/beast_http_hello" ]] && SERVERS+=("beast")
-
-nginx_conf() {  # port
-  cat > "$WORK/nginx.conf" <<CONF
-worker_processes 1;
-daemon off;
-master_process off;
-pid $WORK/nginx.pid;
-error_log $WORK/nginx-error.log;
-events { worker_connections 1024; }
-http {
-  access_log off;
-  server_tokens off;
-  keepalive_requests 1000000;
-  server {
-    listen 127.0.0.1:$1;
-    location = / { default_type text/plain; return 200 "hello"; }
-  }
-}
-CONF
-  echo "$WORK/nginx.conf"
-}
-
-server_cmd() {  # name port
-  case "$1" in
-    duet-io_uring) echo "$BUILD/examples/http_hello_stackless --port $2 --backend io_uring" ;;
-    duet-epoll) echo "$BUILD/examples/http_hello_stackless --port $2 --backend epoll" ;;
-    fiber-io_uring) echo "$BUILD/examples/http_hello_stackful --port $2 --backend io_uring" ;;
-    fiber-epoll) echo "$BUILD/examples/http_hello_stackful --port $2 --backend epoll" ;;
-    nginx) echo "nginx -e $WORK/nginx-error.log -c $(nginx_conf "$2")" ;;
-    beast) echo "$BUILD/bench/http/beast_http_hello --port $2" ;;
-  esac
-}
+apply_only hello_server_cmd
 
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do
   for name in "${SERVERS[@]}"; do
     PORT=$((PORT + 1))
-    taskset -c "$SERVER_CPU" $(server_cmd "$name" "$PORT") > /dev/null 2>&1 &
+    taskset -c "$SERVER_CPU" $(hello_server_cmd "$name" "$PORT") > /dev/null 2>&1 &
     pid=$!
     wait_for_port "$PORT"
     wrk -t1 -c"$CONNS" -d1 "http://127.0.0.1:$PORT/" > /dev/null  # warm-up

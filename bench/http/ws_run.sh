@@ -48,12 +48,7 @@ server_cmd() {  # name port
   esac
 }
 
-field() { tr ' ' '\n' <<< "$2" | awk -F= -v k="$1" '$1 == k {print $2}'; }  # key line
-
-if [[ -n "${ONLY:-}" ]]; then
-  read -r -a SERVERS <<< "$ONLY"
-  for name in "${SERVERS[@]}"; do [[ -n "$(server_cmd "$name" 0)" ]] || { echo "unknown server $name" >&2; exit 2; }; done
-fi
+apply_only server_cmd
 
 : > "$WORK/results"
 for rep in $(seq "$REPS"); do
