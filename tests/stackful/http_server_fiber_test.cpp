@@ -19,6 +19,7 @@
 #include "duet/stackful/this_fiber.hpp"
 #include "support/client_thread.hpp"
 #include "support/curl.hpp"
+#include "support/fiber_http_server_harness.hpp"
 #include "support/http_raw_client.hpp"
 #include "support/on_fibers.hpp"
 #include "tls/tls_certs.hpp"
@@ -32,29 +33,6 @@ using duet::http::Response;
 using duet::test::RawHttpClient;
 using duet::test::RawResponse;
 using namespace std::chrono_literals;
-
-// Serves on each backend (on a fiber) until client(port) returns on its thread; its result.
-// With `tls`, over TLS (on deeper stacks: OpenSSL's handshake runs on the connection's fiber).
-template <typename Client>
-auto with_server(HttpServer& server, Client client, const duet::TlsContext* tls = nullptr) {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
-  const std::size_t stack_size = tls != nullptr ? 256 * 1024 : 64 * 1024;
-  return duet::test::on_fibers(backend, [&server, client, tls] {
-    auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::parse("127.0.0.1", 0).value());
-    const std::uint16_t port = listener.local_address().port();
-    duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
-    std::stop_source stop;
-    auto watch = duet::fiber::spawn([&thread, &stop] {
-      while (!thread.done()) duet::fiber::sleep_for(2ms);
-      stop.request_stop();
-    });
-    if (tls != nullptr) server.serve(listener, *tls, stop.get_token());
-    else server.serve(listener, stop.get_token());
-    watch.join();
-    return thread.result();
-  }, stack_size);
-}
 
 Response hello(Request&) { return Response::text(200, "hello"); }
 
@@ -91,7 +69,7 @@ const char* const get_root = "GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 TEST_CASE("fiber server: keep-alive, pipelining, parameters and 404/405") {
   HttpServer server;
   server.get("/", hello).get("/kv/{key}", echo_param);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send(std::string(get_root) + "GET /kv/apple HTTP/1.1\r\nHost: t\r\n\r\nGET /none HTTP/1.1\r\nHost: t\r\n\r\n");
     std::vector<RawResponse> out{c.read_response(), c.read_response(), c.read_response()};
@@ -109,7 +87,7 @@ TEST_CASE("fiber server: keep-alive, pipelining, parameters and 404/405") {
 TEST_CASE("fiber server: bodies whole and streamed, responses streamed") {
   HttpServer server;
   server.post("/echo", echo_body).route("POST", "/stream", stream_back, duet::http::BodyMode::stream);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("POST /echo HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nfoo\r\n0\r\n\r\n");
     std::vector<RawResponse> out{c.read_response()};
@@ -129,7 +107,7 @@ TEST_CASE("fiber server: a bad request gets 400 and a close; a slow head 408; a 
   options.head_timeout = 150ms;
   HttpServer server(options);
   server.get("/throw", throws);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
     std::vector<std::pair<int, bool>> out;
     for (const char* req : {"GET / HTTP/1.1\r\nHost: t\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
                             "GET / HTTP/1.1\r\nHost", "GET /throw HTTP/1.1\r\nHost: t\r\n\r\n"}) {
@@ -150,7 +128,7 @@ TEST_CASE("fiber server: a client that never reads is closed at send_timeout") {
   options.send_timeout = 200ms;
   HttpServer server(options);
   server.get("/endless", endless);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port, 5s, 4096);
     c.send("GET /endless HTTP/1.1\r\nHost: t\r\n\r\n");
     std::this_thread::sleep_for(600ms);
@@ -167,7 +145,7 @@ TEST_CASE("fiber server: over TLS it handshakes with ALPN http/1.1 and answers c
   HttpServer server;
   server.get("/", hello);
   const std::string ca = certs.file("ca.crt");
-  auto got = with_server(server, [ca](std::uint16_t port) { return duet::test::curl_https_twice(port, ca); }, &tls);
+  auto got = duet::test::with_fiber_http_server(server, [ca](std::uint16_t port) { return duet::test::curl_https_twice(port, ca); }, &tls);
   // curl offered h2 and http/1.1: the server chose http/1.1 and kept the connection (num_connects 0).
   CHECK(got == "hello 200 1\nhello 200 0\nALPN http/1.1 rc=0\n");
 }

@@ -4,22 +4,17 @@
 // upgrade, the server's stop reaching the handler.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <stop_token>
 #include <string>
 #include <tuple>
 
 #include "duet/stackful/http_server.hpp"
-#include "duet/stackful/sleep.hpp"
-#include "duet/stackful/this_fiber.hpp"
-#include "support/client_thread.hpp"
+#include "support/fiber_http_server_harness.hpp"
 #include "support/http_raw_client.hpp"
-#include "support/on_fibers.hpp"
 #include "support/ws_raw.hpp"
 
 namespace {
 
-using duet::Backend;
 using duet::fiber::HttpServer;
 using duet::http::Request;
 using duet::http::Response;
@@ -27,27 +22,6 @@ using duet::test::RawHttpClient;
 using duet::test::ws_client_frame;
 using duet::test::ws_server_frame;
 using duet::test::ws_upgrade_request;
-using namespace std::chrono_literals;
-
-// Serves on each backend until client(port) returns (or stop_when becomes true); its result.
-template <typename Client>
-auto with_server(HttpServer& server, Client client, const bool* stop_when = nullptr) {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
-  return duet::test::on_fibers(backend, [&server, client, stop_when] {
-    auto listener = duet::fiber::TcpListener::bind(duet::SocketAddress::parse("127.0.0.1", 0).value());
-    const std::uint16_t port = listener.local_address().port();
-    duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
-    std::stop_source stop;
-    auto watch = duet::fiber::spawn([&thread, &stop, stop_when] {
-      while (!thread.done() && (stop_when == nullptr || !*stop_when)) duet::fiber::sleep_for(2ms);
-      stop.request_stop();
-    });
-    server.serve(listener, stop.get_token());
-    watch.join();
-    return thread.result();
-  });
-}
 
 Response hello(Request&) { return Response::text(200, "hello"); }
 
@@ -70,7 +44,7 @@ TEST_CASE("fibers: a WebSocket route takes its connection over after the pipelin
   server.get("/", hello);
   server.websocket("/chat", [](Request& req, auto ws) { echo(req, std::move(ws)); });
   const std::string close_1000("\x03\xe8", 2);
-  auto seen = with_server(server, [&close_1000](std::uint16_t port) {
+  auto seen = duet::test::with_fiber_http_server(server, [&close_1000](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n" + ws_upgrade_request() + ws_client_frame(0x81, "hi"));
     auto first = c.read_response();
@@ -96,7 +70,7 @@ TEST_CASE("fibers: a request to a WebSocket route that is no upgrade is refused 
   server.websocket("/chat", [](Request& req, duet::fiber::WebSocket<duet::fiber::TcpStream> ws) {
     echo(req, std::move(ws));
   });
-  auto seen = with_server(server, [](std::uint16_t port) {
+  auto seen = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("GET /chat HTTP/1.1\r\nHost: a\r\n\r\n");
     auto r = c.read_response();
@@ -115,7 +89,7 @@ TEST_CASE("fibers: the server's stop reaches a WebSocket handler through the req
     echo(req, std::move(ws));
   });
   const std::string close_1001 = std::string("\x03\xe9", 2) + "going away";
-  auto seen = with_server(
+  auto seen = duet::test::with_fiber_http_server(
       server,
       [](std::uint16_t port) {
         RawHttpClient c(port);
@@ -125,7 +99,7 @@ TEST_CASE("fibers: the server's stop reaches a WebSocket handler through the req
         c.send(ws_client_frame(0x88, std::string("\x03\xe9", 2)));
         return std::tuple(up.status, close, c.closed_by_server());
       },
-      &upgraded);
+      nullptr, &upgraded);
   auto& [status, close, closed] = seen;
   CHECK(status == 101);
   CHECK(close == ws_server_frame(0x88, close_1001));

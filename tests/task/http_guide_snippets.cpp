@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <chrono>
 #include <csignal>
-#include <functional>
 #include <map>
 #include <stop_token>
 #include <string>
@@ -31,6 +30,7 @@
 #include "duet/task/when_any.hpp"
 #include "support/client_thread.hpp"
 #include "support/http_raw_client.hpp"
+#include "support/http_server_harness.hpp"
 
 using namespace std::chrono_literals;
 
@@ -165,27 +165,6 @@ using duet::test::RawResponse;
 
 const duet::SocketAddress loopback = duet::SocketAddress::parse("127.0.0.1", 0).value();
 
-Task<void> stop_when_done(EventLoop& loop, std::function<bool()> done, std::stop_source& stop) {
-  while (!done()) co_await duet::sleep_for(loop, 2ms);
-  stop.request_stop();
-}
-
-// Serves on each backend until client(port) returns on its thread; its result.
-template <typename Client>
-auto with_server(HttpServer& server, Client client) {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
-  EventLoop loop(backend);
-  auto listener = duet::TcpListener::bind(loop, loopback);
-  const std::uint16_t port = listener.local_address().port();
-  duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
-  std::stop_source stop;
-  std::function<bool()> done = [&thread] { return thread.done(); };
-  duet::run_until_complete(loop, duet::when_all(server.serve(listener, stop.get_token()), stop_when_done(loop, done, stop)));
-  CHECK(loop.in_flight() == 0);
-  return thread.result();
-}
-
 RawResponse ask(RawHttpClient& c, const std::string& request, bool no_body = false) {
   c.send(request);
   return c.read_response(no_body);
@@ -223,7 +202,7 @@ TEST_CASE("the GUIDE's routes store, answer, 404, 405 with Allow, and HEAD takes
   HttpServer server;
   KvRoutes kv;
   kv.add_to(server);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     std::vector<RawResponse> out;
     out.push_back(ask(c, "PUT /kv/a%20b HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\n\r\nred"));
@@ -268,8 +247,8 @@ TEST_CASE("the GUIDE's streamed upload is counted in pieces and its countdown ar
     return std::make_pair(counted, ask(c, "GET /countdown HTTP/1.1\r\nHost: t\r\n\r\n"));
   });
   std::stop_source stop;
-  std::function<bool()> done = [&client] { return client.done(); };
-  duet::run_until_complete(loop, duet::when_all(server.serve(listener, stop.get_token()), stop_when_done(loop, done, stop)));
+  duet::run_until_complete(
+      loop, duet::when_all(server.serve(listener, stop.get_token()), duet::test::stop_when_done(loop, client, stop)));
   auto [counted, ticks] = client.result();
   CHECK(counted.body == "11 bytes, 2 lines\n");
   CHECK(ticks.has("Transfer-Encoding: chunked\r\n"));
@@ -283,7 +262,7 @@ TEST_CASE("the GUIDE's limits answer 413, 431, 400 for smuggling and 408 for a s
   options.head_timeout = 200ms;  // the test's patience, not the GUIDE's
   HttpServer server(options);
   server.post("/upload", upload);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     std::vector<std::pair<int, bool>> out;  // status, closed after it
     const std::string big_head = "GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(9000, 'x') + "\r\n\r\n";
     for (const std::string& req :

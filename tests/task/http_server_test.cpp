@@ -20,6 +20,7 @@
 #include "support/client_thread.hpp"
 #include "support/curl.hpp"
 #include "support/http_raw_client.hpp"
+#include "support/http_server_harness.hpp"
 #include "tls/tls_certs.hpp"
 
 namespace {
@@ -33,31 +34,6 @@ using duet::http::Response;
 using duet::test::RawHttpClient;
 using duet::test::RawResponse;
 using namespace std::chrono_literals;
-
-template <typename R>
-Task<void> serve_until(EventLoop& loop, HttpServer& server, duet::TcpListener& listener,
-                       duet::test::ClientThread<R>& client, std::stop_source& stop) {
-  auto watch = [](EventLoop& l, duet::test::ClientThread<R>& c, std::stop_source& s) -> Task<void> {
-    while (!c.done()) co_await duet::sleep_for(l, 2ms);
-    s.request_stop();
-  };
-  co_await duet::when_all(server.serve(listener, stop.get_token()), watch(loop, client, stop));
-}
-
-// Serves on each backend until client(port) returns on its thread; its result.
-template <typename Client>
-auto with_server(HttpServer& server, Client client) {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
-  EventLoop loop(backend);
-  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
-  const std::uint16_t port = listener.local_address().port();
-  duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
-  std::stop_source stop;
-  duet::run_until_complete(loop, serve_until(loop, server, listener, thread, stop));
-  CHECK(loop.in_flight() == 0);
-  return thread.result();
-}
 
 Task<Response> hello(Request&) { co_return Response::text(200, "hello"); }
 
@@ -108,7 +84,7 @@ const char* const get_root = "GET / HTTP/1.1\r\nHost: t\r\n\r\n";
 TEST_CASE("a GET is answered with the handler's response and the connection stays open for the next") {
   HttpServer server;
   server.get("/", hello);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     std::vector<RawResponse> out;
     for (int i = 0; i < 3; ++i) {
@@ -130,7 +106,7 @@ TEST_CASE("a GET is answered with the handler's response and the connection stay
 TEST_CASE("pipelined requests are answered in order, HEAD without the body") {
   HttpServer server;
   server.get("/", hello).get("/kv/{key}", echo_param);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("GET /kv/a HTTP/1.1\r\nHost: t\r\n\r\nHEAD / HTTP/1.1\r\nHost: t\r\n\r\nGET /kv/b HTTP/1.1\r\nHost: t\r\n\r\n");
     std::vector<RawResponse> out;
@@ -148,7 +124,7 @@ TEST_CASE("pipelined requests are answered in order, HEAD without the body") {
 TEST_CASE("routes match parameters and prefixes; others get 404, or 405 with Allow") {
   HttpServer server;
   server.get("/kv/{key}", echo_param).put("/kv/{key}", echo_body).get("/static/*", echo_param);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     std::vector<RawResponse> out;
     for (const char* req : {"GET /static/css/a.css HTTP/1.1\r\nHost: t\r\n\r\n", "GET /nothing HTTP/1.1\r\nHost: t\r\n\r\n",
@@ -169,7 +145,7 @@ TEST_CASE("routes match parameters and prefixes; others get 404, or 405 with All
 TEST_CASE("a body is read whole, by Content-Length or chunked, and after 100 Continue when asked") {
   HttpServer server;
   server.post("/echo", echo_body);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     std::vector<RawResponse> out;
     c.send("POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\n\r\nab");
@@ -193,7 +169,7 @@ TEST_CASE("a body is read whole, by Content-Length or chunked, and after 100 Con
 TEST_CASE("a streamed route reads its body in pieces and streams its response chunked") {
   HttpServer server;
   server.route("POST", "/stream", stream_back, duet::http::BodyMode::stream);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("POST /stream HTTP/1.1\r\nHost: t\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
     std::this_thread::sleep_for(20ms);
@@ -211,7 +187,7 @@ TEST_CASE("a streamed route reads its body in pieces and streams its response ch
 TEST_CASE("a malformed or smuggling request gets its error and the connection closes") {
   HttpServer server;
   server.post("/echo", echo_body);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     std::vector<std::pair<RawResponse, bool>> out;
     for (const char* req : {"POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n",
                             "GET / HTTP/1.1\nHost: t\n\n", "POST /echo HTTP/1.1\r\nHost: t\r\nContent-Length: 99999999999\r\n\r\n"}) {
@@ -237,7 +213,7 @@ TEST_CASE("a head that trickles in is cut at head_timeout with 408; an idle conn
   options.idle_timeout = 150ms;
   HttpServer server(options);
   server.get("/", hello);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient slow(port);
     slow.send("GET / HTTP/1.1\r\n");
     for (int i = 0; i < 4; ++i) {  // one header byte every 60 ms: never a whole head in time
@@ -266,7 +242,7 @@ TEST_CASE("a client that never reads is closed at send_timeout") {
   options.send_timeout = 200ms;
   HttpServer server(options);
   server.get("/endless", endless);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port, 5s, 4096);
     c.send("GET /endless HTTP/1.1\r\nHost: t\r\n\r\n");
     std::this_thread::sleep_for(600ms);  // never reading meanwhile
@@ -278,7 +254,7 @@ TEST_CASE("a client that never reads is closed at send_timeout") {
 TEST_CASE("a handler that throws gets 500 and the connection closes") {
   HttpServer server;
   server.get("/", throws);
-  auto got = with_server(server, [](std::uint16_t port) {
+  auto got = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send(get_root);
     RawResponse r = c.read_response();

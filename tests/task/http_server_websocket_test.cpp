@@ -6,23 +6,17 @@
 // tests/stackful/http_server_websocket_fiber_test.cpp.
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <stop_token>
 #include <string>
+#include <tuple>
 
-#include "duet/io/event_loop.hpp"
 #include "duet/task/http_server.hpp"
-#include "duet/task/run.hpp"
-#include "duet/task/sleep.hpp"
-#include "duet/task/when_all.hpp"
-#include "support/client_thread.hpp"
 #include "support/http_raw_client.hpp"
+#include "support/http_server_harness.hpp"
 #include "support/ws_raw.hpp"
 
 namespace {
 
-using duet::Backend;
-using duet::EventLoop;
 using duet::HttpServer;
 using duet::Task;
 using duet::http::Request;
@@ -31,32 +25,6 @@ using duet::test::RawHttpClient;
 using duet::test::ws_client_frame;
 using duet::test::ws_server_frame;
 using duet::test::ws_upgrade_request;
-using namespace std::chrono_literals;
-
-// Stops the server once the client is done (or, with stop_when set, once that becomes true).
-template <typename R>
-Task<void> serve_until(EventLoop& loop, HttpServer& server, duet::TcpListener& listener,
-                       duet::test::ClientThread<R>& client, std::stop_source& stop, const bool* stop_when) {
-  auto watch = [](EventLoop& l, duet::test::ClientThread<R>& c, std::stop_source& s, const bool* w) -> Task<void> {
-    while (!c.done() && (w == nullptr || !*w)) co_await duet::sleep_for(l, 2ms);
-    s.request_stop();
-  };
-  co_await duet::when_all(server.serve(listener, stop.get_token()), watch(loop, client, stop, stop_when));
-}
-
-template <typename Client>
-auto with_server(HttpServer& server, Client client, const bool* stop_when = nullptr) {
-  const Backend backend = GENERATE(Backend::io_uring, Backend::epoll);
-  INFO("backend " << duet::backend_name(backend));
-  EventLoop loop(backend);
-  auto listener = duet::TcpListener::bind(loop, duet::SocketAddress::parse("127.0.0.1", 0).value());
-  const std::uint16_t port = listener.local_address().port();
-  duet::test::ClientThread<decltype(client(port))> thread([client, port] { return client(port); });
-  std::stop_source stop;
-  duet::run_until_complete(loop, serve_until(loop, server, listener, thread, stop, stop_when));
-  CHECK(loop.in_flight() == 0);
-  return thread.result();
-}
 
 Task<Response> hello(Request&) { co_return Response::text(200, "hello"); }
 
@@ -98,7 +66,7 @@ TEST_CASE("a WebSocket route takes its connection over after the pipelined reque
   HttpServer server;
   add_routes(server);
   const std::string close_1000("\x03\xe8", 2);
-  auto seen = with_server(server, [&close_1000](std::uint16_t port) {
+  auto seen = duet::test::with_http_server(server, [&close_1000](std::uint16_t port) {
     RawHttpClient c(port);
     // A GET, the upgrade and its first frame, all in one send.
     c.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n" + ws_upgrade_request() + ws_client_frame(0x81, "hi"));
@@ -123,7 +91,7 @@ TEST_CASE("a WebSocket route takes its connection over after the pipelined reque
 TEST_CASE("a request to a WebSocket route that is no upgrade is refused and the connection closes") {
   HttpServer server;
   server.websocket("/chat", [](Request& req, auto ws) { return echo(req, std::move(ws)); });
-  auto seen = with_server(server, [](std::uint16_t port) {
+  auto seen = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send("GET /chat HTTP/1.1\r\nHost: a\r\n\r\n");
     auto r = c.read_response();
@@ -137,7 +105,7 @@ TEST_CASE("a request to a WebSocket route that is no upgrade is refused and the 
 TEST_CASE("a WebSocket version the server does not speak gets 426 naming version 13") {
   HttpServer server;
   server.websocket("/chat", [](Request& req, auto ws) { return echo(req, std::move(ws)); });
-  auto r = with_server(server, [](std::uint16_t port) {
+  auto r = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send(ws_upgrade_request("8"));
     return c.read_response();
@@ -149,7 +117,7 @@ TEST_CASE("a WebSocket version the server does not speak gets 426 naming version
 TEST_CASE("a handler written for WebSocket<TcpStream> alone serves the route over TCP") {
   HttpServer server;
   server.websocket("/chat", [](Request& req, duet::WebSocket<duet::TcpStream> ws) { return echo(req, std::move(ws)); });
-  auto r = with_server(server, [](std::uint16_t port) {
+  auto r = duet::test::with_http_server(server, [](std::uint16_t port) {
     RawHttpClient c(port);
     c.send(ws_upgrade_request() + ws_client_frame(0x82, "ab"));
     auto up = c.read_response();
@@ -168,7 +136,7 @@ TEST_CASE("the server's stop reaches a WebSocket handler through the request's s
     return echo(req, std::move(ws));
   });
   const std::string close_1001 = std::string("\x03\xe9", 2) + "going away";
-  auto seen = with_server(
+  auto seen = duet::test::with_http_server(
       server,
       [](std::uint16_t port) {
         RawHttpClient c(port);
