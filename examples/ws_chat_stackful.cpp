@@ -10,6 +10,8 @@
 // comment): one loop per member, as a WebSocket takes one call at a time,
 // woken from its receive when a line is queued for it; 1009 past max_line
 // bytes, 1003 for binary; SIGINT or SIGTERM closes every member with 1001.
+#include <sys/socket.h>
+
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -33,6 +35,7 @@ using Member = chat::Member<duet::fiber::Channel<chat::Line>>;
 using Room = chat::Room<Member>;
 using WebSocket = duet::fiber::WebSocket<duet::fiber::TcpStream>;
 constexpr auto send_timeout = std::chrono::seconds(10);
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per member
 
 duet::http::Response page(duet::http::Request&) {
   return duet::http::Response::text(200, std::string(chat::page), "text/html; charset=utf-8");
@@ -48,6 +51,7 @@ bool deliver(Member& me, WebSocket& ws) {
 
 void member(Room& room, duet::http::Request& req, WebSocket ws) {
   Member me;
+  ::setsockopt(ws.stream().native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   std::stop_callback on_server_stop(req.stop_token(), [&me] { me.stop(); });
   std::uint16_t code = 1001;  // ours to send: the server stops, or the member was dropped

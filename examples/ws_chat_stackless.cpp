@@ -7,11 +7,14 @@
 //
 // The room is the TCP chat's (chat_room.hpp): every text message goes to every
 // other member, through a bounded outbox, so a member that stops reading is
-// dropped and nobody stalls. A WebSocket takes one call at a time, so each
+// dropped and nobody stalls (its socket's send buffer capped at 64 KiB, as
+// the TCP chat's). A WebSocket takes one call at a time, so each
 // member is one loop: send what its outbox holds, then receive until a message
 // arrives or a line for it ends the wait (its wake_ token). A message past
 // max_line bytes is refused with 1009 and a binary one with 1003. SIGINT or
 // SIGTERM stops the server: members are closed with 1001, then it returns.
+#include <sys/socket.h>
+
 #include <csignal>
 #include <cstdio>
 #include <memory>
@@ -36,6 +39,7 @@ using Member = chat::Member<duet::Channel<chat::Line>>;
 using Room = chat::Room<Member>;
 using WebSocket = duet::WebSocket<duet::TcpStream>;
 constexpr auto send_timeout = std::chrono::seconds(10);
+constexpr int kernel_buffer = 64 * 1024;  // SO_SNDBUF: else the kernel buffers up to 4 MiB per member
 
 duet::Task<duet::http::Response> page(duet::http::Request&) {
   co_return duet::http::Response::text(200, std::string(chat::page), "text/html; charset=utf-8");
@@ -52,6 +56,7 @@ duet::Task<bool> deliver(Member& me, WebSocket& ws) {
 
 duet::Task<void> member(Room& room, duet::http::Request& req, WebSocket ws) {
   Member me(ws.stream().loop());
+  ::setsockopt(ws.stream().native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   std::stop_callback on_server_stop(req.stop_token(), [&me] { me.stop(); });
   std::uint16_t code = 1001;  // ours to send: the server stops, or the member was dropped
