@@ -4,10 +4,12 @@
 #include "duet/stackful/http_client.hpp"
 
 #include <chrono>
+#include <string>
 #include <utility>
 #include <variant>
 
 #include "duet/io/clock.hpp"
+#include "duet/stackful/resolve.hpp"
 #include "duet/tls/tls_context.hpp"
 
 namespace duet::fiber {
@@ -45,10 +47,28 @@ Step exchange(Stream& conn, ClientExchange& ex, const Deadline& deadline, const 
 
 using Connection = http::detail::ClientConnection<TcpStream, TlsStream>;
 
+// The host's addresses in turn, each with what is left of the deadline (not
+// TcpStream::connect(host, ...)'s full timeout per address). The lookup
+// itself is not bounded: see the header.
+IoResult<TcpStream> connect_within(const http::detail::RequestPlan& plan, const Deadline& deadline,
+                                   const std::stop_token& token) {
+  auto addrs = resolve(plan.host, std::to_string(plan.port), token);
+  if (!addrs) return addrs.error();
+  std::error_code last = std::make_error_code(std::errc::timed_out);
+  for (const SocketAddress& addr : *addrs) {
+    if (deadline.passed()) break;
+    auto tcp = TcpStream::connect(addr, deadline.left(), token);
+    if (tcp) return tcp;
+    last = tcp.error();
+    if (last == std::errc::operation_canceled) break;  // stopped: do not try the rest
+  }
+  return deadline.passed() ? std::make_error_code(std::errc::timed_out) : last;
+}
+
 IoResult<Connection> open(const http::detail::RequestPlan& plan, const TlsContext* tls, const Deadline& deadline,
                           const std::stop_token& token) {
-  auto tcp = TcpStream::connect(plan.host, plan.port, deadline.left(), token);
-  if (!tcp) return deadline.passed() ? std::make_error_code(std::errc::timed_out) : tcp.error();
+  auto tcp = connect_within(plan, deadline, token);
+  if (!tcp) return tcp.error();
   if (!plan.tls) return Connection(std::move(*tcp));
   TlsStream stream(std::move(*tcp), *tls, plan.host);  // the name the certificate must carry
   auto shaken = stream.handshake(deadline.left(), token);

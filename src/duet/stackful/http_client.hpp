@@ -11,7 +11,9 @@
 //   idempotent methods only.
 // - options.timeout bounds the whole request (each call gets what is left of
 //   it: std::errc::timed_out); options.stop cancels it (operation_canceled).
-//   Host names go through fiber::TcpStream::connect(host, port, timeout).
+//   Host names go through fiber::resolve, then each address is tried with
+//   what is left; the lookup itself is not bounded (getaddrinfo cannot be
+//   interrupted; a stop ends the wait only before it starts).
 //   https:// goes through fiber::TlsStream with the checks of the stackless
 //   client (ClientOptions::tls's CAs or the system's; the URL's host).
 // - Blocks the calling fiber only. The scheduler's thread; calls made on a
