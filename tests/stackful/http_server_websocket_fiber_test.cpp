@@ -4,6 +4,7 @@
 // upgrade, the server's stop reaching the handler.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <tuple>
@@ -104,4 +105,27 @@ TEST_CASE("fibers: the server's stop reaches a WebSocket handler through the req
   CHECK(status == 101);
   CHECK(close == ws_server_frame(0x88, close_1001));
   CHECK(closed);
+}
+
+void fail_after_one(Request&, duet::fiber::WebSocket<duet::fiber::TcpStream> ws) {
+  if (ws.receive()) throw std::runtime_error("the handler's bug");
+}
+
+TEST_CASE("fibers: a WebSocket handler that throws ends its connection and the server goes on") {
+  HttpServer server;
+  server.get("/", hello);
+  server.websocket("/chat", fail_after_one);
+  auto seen = duet::test::with_fiber_http_server(server, [](std::uint16_t port) {
+    RawHttpClient c(port);
+    c.send(ws_upgrade_request() + ws_client_frame(0x81, "boom"));
+    const int status = c.read_response().status;
+    const bool closed = c.closed_by_server();
+    RawHttpClient next(port);
+    next.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    return std::tuple(status, closed, next.read_response().body);
+  });
+  auto& [status, closed, body] = seen;
+  CHECK(status == 101);
+  CHECK(closed);
+  CHECK(body == "hello");
 }

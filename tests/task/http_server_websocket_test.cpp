@@ -6,6 +6,7 @@
 // tests/stackful/http_server_websocket_fiber_test.cpp.
 #include <catch2/catch.hpp>
 
+#include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <tuple>
@@ -151,4 +152,28 @@ TEST_CASE("the server's stop reaches a WebSocket handler through the request's s
   CHECK(status == 101);
   CHECK(close == ws_server_frame(0x88, close_1001));
   CHECK(closed);
+}
+
+Task<void> fail_after_one(Request&, duet::WebSocket<duet::TcpStream> ws) {
+  auto m = co_await ws.receive();
+  if (m) throw std::runtime_error("the handler's bug");
+}
+
+TEST_CASE("a WebSocket handler that throws ends its connection and the server goes on") {
+  HttpServer server;
+  server.get("/", hello);
+  server.websocket("/chat", fail_after_one);
+  auto seen = duet::test::with_http_server(server, [](std::uint16_t port) {
+    RawHttpClient c(port);
+    c.send(ws_upgrade_request() + ws_client_frame(0x81, "boom"));
+    const int status = c.read_response().status;
+    const bool closed = c.closed_by_server();
+    RawHttpClient next(port);
+    next.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n");
+    return std::tuple(status, closed, next.read_response().body);
+  });
+  auto& [status, closed, body] = seen;
+  CHECK(status == 101);
+  CHECK(closed);
+  CHECK(body == "hello");
 }

@@ -88,7 +88,8 @@ HttpServer::HttpServer(http::HttpServerOptions options) : options_(std::move(opt
 HttpServer& HttpServer::route(std::string_view method, std::string_view pattern, HttpHandler handler,
                               http::BodyMode mode) {
   if (!handler) throw std::invalid_argument("duet::fiber::HttpServer: an empty handler");
-  if (mode == http::BodyMode::upgrade) throw std::invalid_argument("duet::fiber::HttpServer: an upgrade route is added by websocket()");
+  if (mode == http::BodyMode::upgrade)
+    throw std::invalid_argument("duet::fiber::HttpServer: an upgrade route is added by websocket()");
   routes_.add(method, pattern, mode);
   handlers_.push_back(std::move(handler));
   ws_routes_.emplace_back();
@@ -113,7 +114,11 @@ bool HttpServer::take_over(Stream& stream, ServerConnection& core) {
   if (!*handler) return false;
   http::Request& request = core.request();
   auto ws = ws_accept(std::move(stream), request.head(), core.leftover(), route.options, request.stop_token());
-  if (ws) (*handler)(request, std::move(*ws));  // else refused (400, 426) or cut short: over
+  if (!ws) return true;  // refused (400, 426) or cut short: the connection is over
+  try {
+    (*handler)(request, std::move(*ws));
+  } catch (...) {  // the handler's failure ends its connection (the WebSocket closed it), not the server
+  }
   return true;
 }
 

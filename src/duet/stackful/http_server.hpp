@@ -21,7 +21,8 @@
 //   http::Response::streamed()).
 // - WebSocket routes: websocket(pattern, handler, ws_options), as
 //   duet::HttpServer's; the handler is void(http::Request&,
-//   fiber::WebSocket<Stream>) and runs on the connection's fiber.
+//   fiber::WebSocket<Stream>) and runs on the connection's fiber; one that
+//   throws ends its connection only.
 // - The scheduler's thread; serve and serve_connection on a fiber.
 //
 //   duet::fiber::HttpServer server;

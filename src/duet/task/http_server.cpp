@@ -99,7 +99,8 @@ HttpServer::HttpServer(http::HttpServerOptions options) : options_(std::move(opt
 HttpServer& HttpServer::route(std::string_view method, std::string_view pattern, HttpHandler handler,
                               http::BodyMode mode) {
   if (!handler) throw std::invalid_argument("duet::HttpServer: an empty handler");
-  if (mode == http::BodyMode::upgrade) throw std::invalid_argument("duet::HttpServer: an upgrade route is added by websocket()");
+  if (mode == http::BodyMode::upgrade)
+    throw std::invalid_argument("duet::HttpServer: an upgrade route is added by websocket()");
   routes_.add(method, pattern, mode);
   handlers_.push_back(std::move(handler));
   ws_routes_.emplace_back();
@@ -125,8 +126,11 @@ Task<bool> HttpServer::take_over(Stream& stream, ServerConnection& core) {
   http::Request& request = core.request();
   auto ws = co_await ws_accept(std::move(stream), request.head(), core.leftover(), route.options, request.stop_token());
   if (!ws) co_return true;  // refused (400, 426) or cut short: the connection is over
-  Task<void> session = (*handler)(request, std::move(*ws));  // named: GCC 12 and temporaries in co_await
-  co_await std::move(session);
+  try {
+    Task<void> session = (*handler)(request, std::move(*ws));  // named: GCC 12 and temporaries in co_await
+    co_await std::move(session);
+  } catch (...) {  // the handler's failure ends its connection (the WebSocket closed it), not the server
+  }
   co_return true;
 }
 

@@ -33,7 +33,8 @@
 //   that takes only one of them answers the other's requests 404. The
 //   request (its head, params, stop_token) stays valid while the handler
 //   runs; serve() waits for it, so it must end when stop_token() is stopped
-//   (close(1001) is the polite way).
+//   (close(1001) is the polite way). A handler that throws ends its
+//   connection only.
 // - The loop's thread only (each shard's, when sharded).
 //
 //   duet::HttpServer server;
