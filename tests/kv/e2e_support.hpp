@@ -182,11 +182,16 @@ class Client {
   ~Client() { ::close(fd_); }
 
   void send(std::string_view data) {
+    if (!try_send(data)) throw std::runtime_error("send failed");
+  }
+  // False if the server has closed (or reset) the connection.
+  bool try_send(std::string_view data) {
     while (!data.empty()) {
       ssize_t n = ::send(fd_, data.data(), data.size(), MSG_NOSIGNAL);
-      if (n <= 0) throw std::runtime_error("send failed");
+      if (n <= 0) return false;
       data.remove_prefix(static_cast<std::size_t>(n));
     }
+    return true;
   }
   // Reads until `n` bytes arrived (or timeout / close): returns what arrived.
   std::string read_exact(std::size_t n, int timeout_ms = 10000) {
