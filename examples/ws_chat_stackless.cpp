@@ -105,8 +105,8 @@ int main(int argc, char** argv) {
   options.session.max_message_size = chat::max_line;  // 1009 past it
   duet::HttpServer server;
   server.get("/", page);
-  server.websocket("/chat", [&room](duet::http::Request& req, WebSocket ws) { return member(room, req, std::move(ws)); },
-                   options);
+  server.websocket(
+      "/chat", [&room](duet::http::Request& req, WebSocket ws) { return member(room, req, std::move(ws)); }, options);
   duet::EventLoop loop(flags.backend);
   duet::SignalSet signals(loop, {SIGINT, SIGTERM});  // blocked, then read through the loop
   duet::run_until_complete(loop, serve(loop, signals, server, flags.port));

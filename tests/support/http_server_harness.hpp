@@ -27,7 +27,9 @@ namespace duet::test {
 template <typename R>
 Task<void> stop_when_done(EventLoop& loop, ClientThread<R>& client, std::stop_source stop,
                           const bool* stop_when = nullptr) {
-  while (!client.done() && (stop_when == nullptr || !*stop_when)) co_await sleep_for(loop, std::chrono::milliseconds(2));
+  while (!client.done() && (stop_when == nullptr || !*stop_when)) {
+    co_await sleep_for(loop, std::chrono::milliseconds(2));
+  }
   stop.request_stop();
 }
 

@@ -132,7 +132,8 @@ Task<std::pair<std::string, std::error_code>> clients_then_stop(duet::EventLoop&
   co_return seen;
 }
 
-Task<void> wss_through_http_server(duet::EventLoop& loop, const TlsContext& server_ctx, const TlsContext& client_ctx) {
+Task<void> wss_through_http_server(duet::EventLoop& loop, const TlsContext& server_ctx,
+                                   const TlsContext& client_ctx) {
   duet::HttpServer server;
   server.websocket("/secure", [](duet::http::Request& r, auto ws) { return route_echo(r, std::move(ws)); });
   server.websocket("/plain-only", [](duet::http::Request& r, duet::WebSocket<duet::TcpStream> ws) {
