@@ -14,13 +14,12 @@
 
 #include <csignal>
 #include <cstdio>
-#include <memory>
 #include <stop_token>
 #include <string>
 
 #include "chat_room.hpp"
 #include "server_flags.hpp"
-#include "ws_chat_page.hpp"
+#include "ws_chat.hpp"
 
 #include <duet/stackful/channel.hpp>
 #include <duet/stackful/http_server.hpp>
@@ -54,26 +53,20 @@ void member(Room& room, duet::http::Request& req, WebSocket ws) {
   ::setsockopt(ws.stream().native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   std::stop_callback on_server_stop(req.stop_token(), [&me] { me.stop(); });
-  std::uint16_t code = 1001;  // ours to send: the server stops, or the member was dropped
+  std::uint16_t code = chat::going_away;
   while (!me.stop_.stop_requested()) {
     me.wake_ = std::stop_source();  // renewed before delivering: a line queued meanwhile wakes the receive
     if (!deliver(me, ws)) {
-      code = 0;  // a failed send closed the connection
+      code = chat::no_close;  // a failed send closed the connection
       break;
     }
-    auto m = ws.receive({}, me.wake_.get_token());
-    if (m && m->is_text()) {
-      room.broadcast(me, std::make_shared<const std::string>(m->data()));
-    } else if (m) {
-      code = 1003;  // a chat of text lines
+    if (auto end = chat::after_receive(room, me, ws.receive({}, me.wake_.get_token()))) {
+      code = *end;
       break;
-    } else if (m.error() != std::errc::operation_canceled) {
-      code = 0;  // the peer closed (echoed) or broke the protocol (1009 or 1002 sent)
-      break;
-    }  // else woken: a line to deliver, or the stop the loop checks
+    }
   }
   room.leave(me);
-  if (code != 0) (void)ws.close(code, code == 1003 ? "text only" : "going away");  // close_timeout at most
+  if (code != chat::no_close) (void)ws.close(code, chat::close_reason(code));  // close_timeout at most
 }
 
 void serve(duet::EventLoop& loop, duet::fiber::SignalSet& signals, duet::fiber::HttpServer& server,

@@ -17,13 +17,12 @@
 
 #include <csignal>
 #include <cstdio>
-#include <memory>
 #include <stop_token>
 #include <string>
 
 #include "chat_room.hpp"
 #include "server_flags.hpp"
-#include "ws_chat_page.hpp"
+#include "ws_chat.hpp"
 
 #include <duet/io/event_loop.hpp>
 #include <duet/task/channel.hpp>
@@ -59,28 +58,23 @@ duet::Task<void> member(Room& room, duet::http::Request& req, WebSocket ws) {
   ::setsockopt(ws.stream().native_handle(), SOL_SOCKET, SO_SNDBUF, &kernel_buffer, sizeof(kernel_buffer));
   room.join(me);
   std::stop_callback on_server_stop(req.stop_token(), [&me] { me.stop(); });
-  std::uint16_t code = 1001;  // ours to send: the server stops, or the member was dropped
+  std::uint16_t code = chat::going_away;
   while (!me.stop_.stop_requested()) {
     me.wake_ = std::stop_source();  // renewed before delivering: a line queued meanwhile wakes the receive
     const bool delivered = co_await deliver(me, ws);
     if (!delivered) {
-      code = 0;  // a failed send closed the connection
+      code = chat::no_close;  // a failed send closed the connection
       break;
     }
     auto m = co_await ws.receive({}, me.wake_.get_token());
-    if (m && m->is_text()) {
-      room.broadcast(me, std::make_shared<const std::string>(m->data()));
-    } else if (m) {
-      code = 1003;  // a chat of text lines
+    if (auto end = chat::after_receive(room, me, m)) {
+      code = *end;
       break;
-    } else if (m.error() != std::errc::operation_canceled) {
-      code = 0;  // the peer closed (echoed) or broke the protocol (1009 or 1002 sent)
-      break;
-    }  // else woken: a line to deliver, or the stop the loop checks
+    }
   }
   room.leave(me);
-  if (code != 0) {
-    std::string_view reason = code == 1003 ? "text only" : "going away";
+  if (code != chat::no_close) {
+    std::string_view reason = chat::close_reason(code);
     auto closed = co_await ws.close(code, reason);  // waits close_timeout at most
     (void)closed;
   }
