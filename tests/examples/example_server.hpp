@@ -18,12 +18,21 @@
 
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 extern char** environ;
 
 namespace duet::test {
+
+// The value of an environment variable meson test sets (an executable's or a
+// script's path); the test fails if it is missing.
+inline std::string required_env(const char* name) {
+  const char* v = std::getenv(name);
+  if (v == nullptr) FAIL("set " << name << " (meson test does)");
+  return v;
+}
 
 class ExampleServer {
  public:

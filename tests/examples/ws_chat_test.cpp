@@ -10,22 +10,14 @@
 #include "example_server.hpp"
 #include "python_client.hpp"
 
-namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  REQUIRE(v != nullptr);
-  return v;
-}
-
-}  // namespace
+using duet::test::required_env;
 
 TEST_CASE("ws_chat passes each line to every other member in order and refuses binary and oversize messages") {
-  const std::string exe = env(GENERATE("DUET_WS_CHAT_STACKLESS", "DUET_WS_CHAT_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_CHAT_STACKLESS", "DUET_WS_CHAT_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
-  duet::test::PythonClient client(env("DUET_WS_CHAT_CLIENT"), server.port(), "room");
+  duet::test::PythonClient client(required_env("DUET_WS_CHAT_CLIENT"), server.port(), "room");
   std::string out;
   CHECK(client.finish(out) == 0);
   CHECK(out == "ok\n");
@@ -33,11 +25,11 @@ TEST_CASE("ws_chat passes each line to every other member in order and refuses b
 }
 
 TEST_CASE("a ws_chat server being stopped closes its members with 1001, then exits cleanly") {
-  const std::string exe = env(GENERATE("DUET_WS_CHAT_STACKLESS", "DUET_WS_CHAT_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_CHAT_STACKLESS", "DUET_WS_CHAT_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
-  duet::test::PythonClient client(env("DUET_WS_CHAT_CLIENT"), server.port(), "server-close");
+  duet::test::PythonClient client(required_env("DUET_WS_CHAT_CLIENT"), server.port(), "server-close");
   REQUIRE(client.line() == "ready\n");
   CHECK(server.stop() == 0);  // SIGTERM: the close (1001), then the exit
   std::string out;

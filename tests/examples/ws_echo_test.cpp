@@ -11,24 +11,15 @@
 #include "example_server.hpp"
 #include "python_client.hpp"
 
-namespace {
-
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  REQUIRE(v != nullptr);
-  return v;
-}
-
-using PythonClient = duet::test::PythonClient;
-
-}  // namespace
+using duet::test::PythonClient;
+using duet::test::required_env;
 
 TEST_CASE("python3-websockets gets every message echoed, fragmented, compressed or not, and closes with 1000") {
-  const std::string exe = env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
-  PythonClient client(env("DUET_WS_CLIENT"), server.port(), "echo");
+  PythonClient client(required_env("DUET_WS_CLIENT"), server.port(), "echo");
   std::string out;
   CHECK(client.finish(out) == 0);
   CHECK(out == "ok\n");
@@ -36,11 +27,11 @@ TEST_CASE("python3-websockets gets every message echoed, fragmented, compressed 
 }
 
 TEST_CASE("a ws_echo server being stopped closes its connections with 1001, then exits cleanly") {
-  const std::string exe = env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
-  PythonClient client(env("DUET_WS_CLIENT"), server.port(), "server-close");
+  PythonClient client(required_env("DUET_WS_CLIENT"), server.port(), "server-close");
   REQUIRE(client.line() == "ready\n");  // connected, one echo done
   CHECK(server.stop() == 0);            // SIGTERM: the close (1001), then the exit
   std::string out;

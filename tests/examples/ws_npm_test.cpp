@@ -16,18 +16,14 @@
 #include "client_process.hpp"
 #include "example_server.hpp"
 
-namespace {
+using duet::test::required_env;
 
-std::string env(const char* name) {
-  const char* v = std::getenv(name);
-  REQUIRE(v != nullptr);
-  return v;
-}
+namespace {
 
 // The script; or exit with meson's "skipped" (77) when node or its ws module is
 // missing, before any server is started (exit() would leave it running).
 std::string npm_client_script() {
-  const std::string script = env("DUET_WS_NPM_CLIENT");
+  const std::string script = required_env("DUET_WS_NPM_CLIENT");
   const std::string module = script.substr(0, script.rfind('/')) + "/node_modules/ws/package.json";
   if (std::system("command -v node >/dev/null 2>&1") != 0 || ::access(module.c_str(), R_OK) != 0) {
     std::fprintf(stderr, "skipped: node or %s missing (./dev.sh deps installs them)\n", module.c_str());
@@ -47,7 +43,7 @@ class NpmClient : public duet::test::ClientProcess {
 
 TEST_CASE("npm ws gets every message echoed, fragmented, compressed or not, a pong, and the close 1000 echoed") {
   const std::string script = npm_client_script();  // before the server: a skip exits at once
-  const std::string exe = env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
@@ -60,7 +56,7 @@ TEST_CASE("npm ws gets every message echoed, fragmented, compressed or not, a po
 
 TEST_CASE("a ws_echo server closes npm ws's connection with 1007 for text not UTF-8 and 1009 past 1 MiB") {
   const std::string script = npm_client_script();  // before the server: a skip exits at once
-  const std::string exe = env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
@@ -73,7 +69,7 @@ TEST_CASE("a ws_echo server closes npm ws's connection with 1007 for text not UT
 
 TEST_CASE("a ws_echo server being stopped closes npm ws's connection with 1001, then exits cleanly") {
   const std::string script = npm_client_script();  // before the server: a skip exits at once
-  const std::string exe = env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
+  const std::string exe = required_env(GENERATE("DUET_WS_ECHO_STACKLESS", "DUET_WS_ECHO_STACKFUL"));
   const std::string backend = GENERATE("io_uring", "epoll");
   INFO(exe << " on " << backend);
   duet::test::ExampleServer server({exe, "--port", "0", "--backend", backend});
